@@ -1,0 +1,39 @@
+#pragma once
+// The get_departures contract as pure functions: validation, the upstream
+// query, status mapping, window, sorting, truncation and freshness. The
+// DEPARTURES_BOARD actor only wires these to its TIMETABLE.
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "messages/departures.hpp"
+#include "messages/error.hpp"
+
+namespace transitd {
+
+inline constexpr int32_t departures_min_window = 1;
+inline constexpr int32_t departures_max_window = 120;
+inline constexpr int32_t departures_min_limit = 1;
+inline constexpr int32_t departures_max_limit = 50;
+/// |delay| above this many seconds is "delayed" (rule 2, D7).
+inline constexpr int32_t on_time_tolerance_seconds = 60;
+
+/// Checks the request against the contract; nullopt when valid.
+std::optional<failure> validate(const get_departures_request& request);
+
+/// The provider query for a valid request received at `now_seconds`.
+stop_departures_query make_query(const get_departures_request& request,
+                                 int64_t now_seconds);
+
+/// Rule 2 with D7: cancelled > delayed (|delay| > 60 s) > on_time >
+/// scheduled_only.
+departure_status classify(const stop_time& time);
+
+/// Rules 1-6 and D8: maps, filters to the window, sorts, truncates and
+/// warns. `now_seconds` is the request time.
+get_departures_reply build_departures_board(
+  const get_departures_request& request, const stop_departures& upstream,
+  int64_t now_seconds);
+
+} // namespace transitd

@@ -1,0 +1,45 @@
+#include "actors/engine.hpp"
+
+#include <caf/actor_system.hpp>
+#include <caf/exit_reason.hpp>
+#include <caf/send.hpp>
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+
+#include "actors/departures_board.hpp"
+#include "actors/tool_router.hpp"
+
+namespace transitd {
+
+engine spawn_engine(caf::actor_system& system, const engine_config& config) {
+  engine result;
+  http_client_pool routing_pool{system, config.http_workers_per_upstream};
+  result.http_clients = routing_pool.workers();
+  result.timetable = system.spawn(digitransit_routing,
+                                  config.digitransit_routing,
+                                  std::move(routing_pool));
+  departures_board_options board;
+  board.timeout_ms = config.tool_timeout_ms;
+  if (config.demo)
+    board.standing_warnings.push_back(
+      {"demo-data", "answered from the built-in demo upstream, not live "
+                    "data; configure DIGITRANSIT_API_KEY for real data"});
+  result.departures_board = system.spawn(departures_board, result.timetable,
+                                         std::move(board));
+  result.router = system.spawn(tool_router, result.departures_board);
+  return result;
+}
+
+void engine::shutdown() {
+  auto stop = [](const auto& handle) {
+    if (handle)
+      caf::anon_send_exit(handle, caf::exit_reason::user_shutdown);
+  };
+  stop(router);
+  stop(departures_board);
+  stop(timetable);
+  for (const auto& worker : http_clients)
+    stop(worker);
+}
+
+} // namespace transitd

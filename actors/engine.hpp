@@ -1,0 +1,47 @@
+#pragma once
+// The embedding API: spawn the whole engine inside any CAF actor system and
+// talk to TOOL_ROUTER with typed requests; no HTTP involved.
+//
+//   caf::actor_system_config cfg;
+//   transitd::add_message_types(cfg);
+//   caf::actor_system system{cfg};
+//   auto engine = transitd::spawn_engine(system, config);
+//   self->request(engine.router, 10s, get_departures_request{...}) ...
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include <caf/fwd.hpp>
+
+#include "actors/interfaces.hpp"
+#include "providers/digitransit_routing_actor.hpp"
+
+namespace transitd {
+
+struct engine_config {
+  digitransit_routing_options digitransit_routing;
+  /// Detached HTTP workers per upstream (its maximum concurrency).
+  std::size_t http_workers_per_upstream = 8;
+  /// Upper bound on one tool call when the caller sets no deadline.
+  int32_t tool_timeout_ms = 10000;
+  /// The upstreams are the embedded mock: every reply says so ("demo-data").
+  bool demo = false;
+};
+
+/// The handles of a running engine. Actors stop when the last handle goes
+/// away or on `shutdown`.
+struct engine {
+  tool_router_actor router;
+  departures_board_actor departures_board;
+  timetable_actor timetable;
+  std::vector<http_client_actor> http_clients;
+
+  /// Sends exit messages front to back (router first, HTTP workers last),
+  /// so that the actor system's destructor does not wait on them.
+  void shutdown();
+};
+
+engine spawn_engine(caf::actor_system& system, const engine_config& config);
+
+} // namespace transitd

@@ -1,0 +1,38 @@
+#pragma once
+// Every typed actor interface of transitd, in one place. Reading this file
+// tells you the whole system: who answers what.
+
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+
+#include "messages/caf_glue.hpp"
+
+namespace transitd {
+
+/// HTTP_CLIENT: performs one outbound HTTP request and answers the response
+/// (any status) or a network-error / upstream-timeout error. Runs detached:
+/// blocking socket I/O never touches the scheduler's threads.
+using http_client_actor = caf::typed_actor<
+  // Fetch one request; connections to the same origin are reused.
+  caf::replies_to<http_call>::with<http_response>>;
+
+/// TIMETABLE: a provider of stop departures (Digitransit routing, or any
+/// stand-in implementing this interface).
+using timetable_actor = caf::typed_actor<
+  // Stop times at one stop within a time range; ec::validation_error for an
+  // unknown stop, upstream-* / network-error / rate-limited otherwise.
+  caf::replies_to<stop_departures_query>::with<stop_departures>>;
+
+/// DEPARTURES_BOARD: the get_departures tool. Validates the request, asks
+/// TIMETABLE and applies the contract's business rules.
+using departures_board_actor = caf::typed_actor<
+  // One get_departures call.
+  caf::replies_to<get_departures_request>::with<get_departures_reply>>;
+
+/// TOOL_ROUTER: the single entry point for tool calls; dispatches each typed
+/// request to its tool actor.
+using tool_router_actor = caf::typed_actor<
+  // get_departures, answered by DEPARTURES_BOARD.
+  caf::replies_to<get_departures_request>::with<get_departures_reply>>;
+
+} // namespace transitd

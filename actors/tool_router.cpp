@@ -1,0 +1,30 @@
+#include "actors/tool_router.hpp"
+
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+
+#include "actors/ids.hpp"
+#include "messages/time.hpp"
+
+namespace transitd {
+
+void stamp(call_context& context) {
+  if (context.correlation_id.empty())
+    context.correlation_id = make_uuid_v4();
+  if (context.received_ms == 0)
+    context.received_ms = now_ms();
+}
+
+tool_router_actor::behavior_type
+tool_router(tool_router_actor::stateful_pointer<tool_router_state> self,
+            departures_board_actor departures_board) {
+  self->state.departures_board = std::move(departures_board);
+  return {
+    [self](get_departures_request& request) {
+      stamp(request.context);
+      return self->delegate(self->state.departures_board, std::move(request));
+    },
+  };
+}
+
+} // namespace transitd

@@ -1,0 +1,63 @@
+#pragma once
+// CAF glue for the vocabulary: the ec error category, conversions between
+// transitd::failure and caf::error, and the type-ID block.
+
+#include <caf/error.hpp>
+#include <caf/fwd.hpp>
+#include <caf/make_message.hpp>
+#include <caf/message.hpp>
+#include <caf/type_id.hpp>
+
+#include "messages/departures.hpp"
+#include "messages/error.hpp"
+#include "messages/http.hpp"
+
+CAF_ERROR_CODE_ENUM(transitd::ec, "transitd")
+
+namespace transitd {
+
+/// caf::error with category "transitd"; the context carries
+/// (message, hint, retry_after).
+caf::error make_error(ec code, std::string message = {},
+                      std::string hint = {}, int32_t retry_after = 0);
+
+caf::error to_error(const failure& f);
+
+/// Maps any caf::error to a failure: transitd errors keep their details;
+/// CAF's request timeout becomes upstream-timeout; anything else is an
+/// internal error whose message names it.
+failure to_failure(const caf::error& err);
+
+/// Renders transitd errors for CAF's own printing
+/// (cfg.add_error_category).
+std::string render_error(uint8_t code, caf::atom_value category,
+                         const caf::message& context);
+
+/// Registers the error category and every message type of the type-ID
+/// block. Call it on the actor_system_config before creating the system.
+void add_message_types(caf::actor_system_config& cfg);
+
+} // namespace transitd
+
+/// The first type ID of transitd's block. Override it (CMake option
+/// TRANSITD_TYPE_ID_OFFSET) when a host application's block collides.
+#ifndef TRANSITD_TYPE_ID_OFFSET
+#  define TRANSITD_TYPE_ID_OFFSET (caf::first_custom_type_id + 300)
+#endif
+
+CAF_BEGIN_TYPE_ID_BLOCK(transitd, TRANSITD_TYPE_ID_OFFSET)
+  CAF_ADD_TYPE_ID(transitd, (transitd::call_context))
+  CAF_ADD_TYPE_ID(transitd, (transitd::warning))
+  CAF_ADD_TYPE_ID(transitd, (transitd::coordinate))
+  CAF_ADD_TYPE_ID(transitd, (transitd::transit_mode))
+  CAF_ADD_TYPE_ID(transitd, (transitd::stop_ref))
+  CAF_ADD_TYPE_ID(transitd, (transitd::get_departures_request))
+  CAF_ADD_TYPE_ID(transitd, (transitd::get_departures_reply))
+  CAF_ADD_TYPE_ID(transitd, (transitd::departure))
+  CAF_ADD_TYPE_ID(transitd, (transitd::departure_status))
+  CAF_ADD_TYPE_ID(transitd, (transitd::stop_departures_query))
+  CAF_ADD_TYPE_ID(transitd, (transitd::stop_departures))
+  CAF_ADD_TYPE_ID(transitd, (transitd::stop_time))
+  CAF_ADD_TYPE_ID(transitd, (transitd::http_call))
+  CAF_ADD_TYPE_ID(transitd, (transitd::http_response))
+CAF_END_TYPE_ID_BLOCK(transitd)

@@ -1,0 +1,47 @@
+#include "messages/common.hpp"
+
+#include <array>
+
+namespace transitd {
+
+namespace {
+
+constexpr std::array<std::string_view, 17> mode_names{{
+  "BUS", "TRAM", "RAIL", "SUBWAY", "FERRY", "AIRPLANE", "CABLE_CAR",
+  "GONDOLA", "FUNICULAR", "MONORAIL", "TROLLEYBUS", "COACH", "TAXI", "WALK",
+  "BICYCLE", "CAR", "OTHER",
+}};
+
+static_assert(static_cast<std::size_t>(transit_mode::other) + 1
+                == mode_names.size(),
+              "mode_names must cover every transit_mode");
+
+} // namespace
+
+const std::vector<transit_mode>& all_transit_modes() {
+  static const std::vector<transit_mode> modes = [] {
+    std::vector<transit_mode> result;
+    for (std::size_t i = 0; i < mode_names.size(); ++i)
+      result.push_back(static_cast<transit_mode>(i));
+    return result;
+  }();
+  return modes;
+}
+
+std::string_view to_string(transit_mode mode) noexcept {
+  auto index = static_cast<std::size_t>(mode);
+  return index < mode_names.size() ? mode_names[index] : "OTHER";
+}
+
+std::optional<transit_mode> parse_transit_mode(std::string_view text) {
+  for (std::size_t i = 0; i < mode_names.size(); ++i)
+    if (mode_names[i] == text)
+      return static_cast<transit_mode>(i);
+  return std::nullopt;
+}
+
+bool is_supported_language(std::string_view language) noexcept {
+  return language == "fi" || language == "sv" || language == "en";
+}
+
+} // namespace transitd

@@ -1,0 +1,95 @@
+#pragma once
+// Vocabulary shared by every tool: the call context, warnings, transit modes
+// and coordinates. Plain structs with CAF 0.17 inspect overloads; no CAF
+// headers needed to use them.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "messages/inspect_std.hpp"
+
+namespace transitd {
+
+/// Who is calling and how the call is traced. Every tool request carries
+/// one, so logs, authorisation and deadlines need no side channel.
+struct call_context {
+  /// UUID v4 of this call; echoed in the reply and in every log line.
+  std::string correlation_id;
+  /// The owner of saved variables: the authenticated principal, or the MCP
+  /// session id without authentication (D17).
+  std::string principal;
+  /// Absolute deadline in milliseconds since the Unix epoch; 0 = none.
+  int64_t deadline_ms = 0;
+  /// Wall-clock time the request was received, ms since the Unix epoch.
+  int64_t received_ms = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, call_context& x) {
+  return f(x.correlation_id, x.principal, x.deadline_ms, x.received_ms);
+}
+
+/// A non-fatal remark about a result ("truncated-results", "demo-data").
+struct warning {
+  std::string code;
+  std::string message;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, warning& x) {
+  return f(x.code, x.message);
+}
+
+inline bool operator==(const warning& a, const warning& b) {
+  return a.code == b.code && a.message == b.message;
+}
+
+/// Transport modes, spelled as Digitransit/OTP spells them on the wire.
+enum class transit_mode : uint8_t {
+  bus,
+  tram,
+  rail,
+  subway,
+  ferry,
+  airplane,
+  cable_car,
+  gondola,
+  funicular,
+  monorail,
+  trolleybus,
+  coach,
+  taxi,
+  walk,
+  bicycle,
+  car,
+  other,
+};
+
+/// All modes in enum order (for schemas and validation).
+const std::vector<transit_mode>& all_transit_modes();
+
+/// "BUS", "TRAM", ...
+std::string_view to_string(transit_mode mode) noexcept;
+
+/// Parses the upstream/contract spelling (case-sensitive upper case);
+/// unknown spellings give nullopt.
+std::optional<transit_mode> parse_transit_mode(std::string_view text);
+
+/// WGS84 coordinate.
+struct coordinate {
+  double lat = 0;
+  double lon = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, coordinate& x) {
+  return f(x.lat, x.lon);
+}
+
+/// The languages the Helsinki tools pass to the provider (D5).
+bool is_supported_language(std::string_view language) noexcept;
+
+} // namespace transitd

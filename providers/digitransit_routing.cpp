@@ -1,0 +1,187 @@
+#include "providers/digitransit_routing.hpp"
+
+#include <algorithm>
+
+#include <boost/json.hpp>
+
+namespace json = boost::json;
+
+namespace transitd::digitransit {
+
+namespace {
+
+// Field set mirrors what the tool maps, nothing more (contract: avoid
+// over-fetching). The alias and nested route match the recorded HSL stop
+// page query, so the same parser reads both.
+constexpr std::string_view departures_query = R"(query StopDepartures(
+  $id: String!, $startTime: Long!, $timeRange: Int!,
+  $numberOfDepartures: Int!, $language: String) {
+  stop(id: $id) {
+    gtfsId
+    name(language: $language)
+    timezone
+    stoptimes: stoptimesWithoutPatterns(startTime: $startTime,
+      timeRange: $timeRange, numberOfDepartures: $numberOfDepartures,
+      omitCanceled: false) {
+      serviceDay
+      scheduledDeparture
+      realtimeDeparture
+      realtime
+      realtimeState
+      headsign(language: $language)
+      stop { platformCode }
+      trip { route { shortName mode } }
+    }
+  }
+})";
+
+const json::value* find_path(const json::value& root,
+                             std::initializer_list<std::string_view> path) {
+  const json::value* current = &root;
+  for (auto key : path) {
+    const auto* obj = current->if_object();
+    if (obj == nullptr)
+      return nullptr;
+    auto it = obj->find(key);
+    if (it == obj->end())
+      return nullptr;
+    current = &it->value();
+  }
+  return current;
+}
+
+std::optional<std::string> string_at(const json::value& root,
+                                     std::initializer_list<std::string_view>
+                                       path) {
+  const auto* v = find_path(root, path);
+  if (v == nullptr || !v->is_string())
+    return std::nullopt;
+  return std::string{v->get_string()};
+}
+
+std::optional<int64_t> int_at(const json::value& root,
+                              std::initializer_list<std::string_view> path) {
+  const auto* v = find_path(root, path);
+  if (v == nullptr)
+    return std::nullopt;
+  if (v->is_int64())
+    return v->get_int64();
+  if (v->is_uint64())
+    return static_cast<int64_t>(v->get_uint64());
+  if (v->is_double())
+    return static_cast<int64_t>(v->get_double());
+  return std::nullopt;
+}
+
+bool bool_at(const json::value& root,
+             std::initializer_list<std::string_view> path) {
+  const auto* v = find_path(root, path);
+  return v != nullptr && v->is_bool() && v->get_bool();
+}
+
+std::optional<failure> graphql_errors(const json::value& root) {
+  const auto* errors = find_path(root, {"errors"});
+  if (errors == nullptr || !errors->is_array() || errors->get_array().empty())
+    return std::nullopt;
+  std::string message = "upstream GraphQL error";
+  const auto& first = errors->get_array().front();
+  if (auto text = string_at(first, {"message"}))
+    message += ": " + sanitize_upstream_text(*text);
+  return make_failure(ec::upstream_error, std::move(message),
+                      "retry later; the upstream rejected or failed the "
+                      "query");
+}
+
+outcome<stop_time> parse_stop_time(const json::value& item) {
+  auto service_day = int_at(item, {"serviceDay"});
+  auto scheduled = int_at(item, {"scheduledDeparture"});
+  if (!service_day || !scheduled)
+    return make_failure(ec::upstream_error,
+                        "upstream stop time lacks serviceDay or "
+                        "scheduledDeparture");
+  stop_time result;
+  result.scheduled_departure = *service_day + *scheduled;
+  auto realtime = int_at(item, {"realtimeDeparture"}).value_or(*scheduled);
+  result.realtime_departure = *service_day + realtime;
+  auto state = string_at(item, {"realtimeState"}).value_or("SCHEDULED");
+  result.cancelled = state == "CANCELED" || state == "CANCELLED";
+  result.realtime = bool_at(item, {"realtime"}) || state == "UPDATED"
+                    || result.cancelled;
+  result.headsign = string_at(item, {"headsign"})
+                      .value_or(string_at(item, {"trip", "tripHeadsign"})
+                                  .value_or(""));
+  const json::value* route = find_path(item, {"trip", "route"});
+  if (route == nullptr || !route->is_object())
+    route = find_path(item, {"trip", "pattern", "route"});
+  if (route != nullptr) {
+    result.line = string_at(*route, {"shortName"}).value_or("");
+    auto mode = string_at(*route, {"mode"}).value_or("OTHER");
+    result.mode = parse_transit_mode(mode).value_or(transit_mode::other);
+  }
+  if (auto platform = string_at(item, {"stop", "platformCode"});
+      platform && !platform->empty())
+    result.platform = std::move(platform);
+  return result;
+}
+
+} // namespace
+
+std::string make_departures_body(const stop_departures_query& query) {
+  json::object variables;
+  variables["id"] = query.stop_id;
+  variables["startTime"] = query.start_time;
+  variables["timeRange"] = query.time_range_seconds;
+  variables["numberOfDepartures"] = query.max_departures;
+  variables["language"] = query.language;
+  json::object body;
+  body["operationName"] = departures_operation;
+  body["query"] = departures_query;
+  body["variables"] = std::move(variables);
+  return json::serialize(body);
+}
+
+outcome<stop_departures> parse_departures(std::string_view body,
+                                          std::string_view requested_stop,
+                                          int64_t fetched_ms) {
+  json::error_code error;
+  auto root = json::parse(body, error);
+  if (error)
+    return make_failure(ec::upstream_error,
+                        "upstream answered malformed JSON ("
+                          + error.message() + ")",
+                        "retry later");
+  if (auto failed = graphql_errors(root))
+    return *failed;
+  const auto* stop = find_path(root, {"data", "stop"});
+  if (stop == nullptr)
+    return make_failure(ec::upstream_error,
+                        "upstream answer has no data.stop field");
+  if (stop->is_null())
+    return make_failure(ec::validation_error,
+                        "unknown stop id \"" + std::string{requested_stop}
+                          + "\": the upstream has no such stop",
+                        "find stop ids with find_stops, e.g. \"HSL:1040129\"");
+  stop_departures result;
+  result.fetched_ms = fetched_ms;
+  result.stop_id = string_at(*stop, {"gtfsId"})
+                     .value_or(std::string{requested_stop});
+  result.stop_name = string_at(*stop, {"name"});
+  result.timezone = string_at(*stop, {"timezone"}).value_or("");
+  const json::value* times = find_path(*stop, {"stoptimes"});
+  if (times == nullptr)
+    times = find_path(*stop, {"stoptimesWithoutPatterns"});
+  if (times == nullptr || times->is_null())
+    return result;
+  if (!times->is_array())
+    return make_failure(ec::upstream_error,
+                        "upstream stoptimes is not a list");
+  for (const auto& item : times->get_array()) {
+    auto parsed = parse_stop_time(item);
+    if (!parsed)
+      return parsed.error();
+    result.stop_times.push_back(std::move(*parsed));
+  }
+  return result;
+}
+
+} // namespace transitd::digitransit

@@ -1,0 +1,36 @@
+#pragma once
+// The Digitransit routing provider as an actor: implements TIMETABLE by
+// turning queries into GraphQL POSTs handed to its HTTP client pool.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "actors/http_client.hpp"
+#include "actors/interfaces.hpp"
+
+namespace transitd {
+
+struct digitransit_routing_options {
+  /// The GraphQL endpoint, e.g.
+  /// "https://api.digitransit.fi/routing/v2/hsl/gtfs/v1".
+  std::string url;
+  /// Sent as digitransit-subscription-key; never logged.
+  std::string api_key;
+  /// Per upstream attempt.
+  int32_t timeout_ms = 5000;
+};
+
+struct digitransit_routing_state {
+  static inline const char* name = "digitransit_routing";
+  std::string origin;
+  std::string path;
+  digitransit_routing_options options;
+  http_client_pool pool;
+};
+
+timetable_actor::behavior_type digitransit_routing(
+  timetable_actor::stateful_pointer<digitransit_routing_state> self,
+  digitransit_routing_options options, http_client_pool pool);
+
+} // namespace transitd

@@ -1,0 +1,376 @@
+#include "providers/mock/mock_upstream.hpp"
+
+#include <chrono>
+#include <stdexcept>
+
+#include <httplib.h>
+#include <sys/socket.h>
+
+#include "providers/mock/departures_generator.hpp"
+
+namespace json = boost::json;
+
+namespace transitd::mock {
+
+namespace {
+
+const char* const known_faults[] = {"none",      "http500",   "http503",
+                                    "http429",   "hang",      "malformed",
+                                    "truncated", "graphql-error"};
+
+std::optional<int64_t> as_int(const json::value& v) {
+  if (v.is_int64())
+    return v.get_int64();
+  if (v.is_uint64())
+    return static_cast<int64_t>(v.get_uint64());
+  if (v.is_double())
+    return static_cast<int64_t>(v.get_double());
+  return std::nullopt;
+}
+
+void send_json(httplib::Response& res, int status, const json::value& body) {
+  res.status = status;
+  res.set_content(json::serialize(body), "application/json");
+}
+
+} // namespace
+
+bool parse_fault_settings(const json::object& body, fault_settings& out,
+                          std::string& problem) {
+  fault_settings result;
+  for (const auto& item : body) {
+    auto key = std::string_view{item.key()};
+    const auto& v = item.value();
+    if (key == "fault") {
+      if (!v.is_string()) {
+        problem = "fault must be a string";
+        return false;
+      }
+      result.fault = std::string{v.get_string()};
+      bool known = false;
+      for (const char* f : known_faults)
+        known = known || result.fault == f;
+      if (!known) {
+        problem = "unknown fault \"" + result.fault + "\"";
+        return false;
+      }
+    } else if (key == "errorRate") {
+      if (!v.is_number()) {
+        problem = "errorRate must be a number in 0..1";
+        return false;
+      }
+      result.error_rate = v.to_number<double>();
+      if (result.error_rate < 0 || result.error_rate > 1) {
+        problem = "errorRate must be a number in 0..1";
+        return false;
+      }
+    } else if (key == "latencyMs" || key == "faultCount" || key == "retryAfter"
+               || key == "hangMs") {
+      auto n = as_int(v);
+      if (!n) {
+        problem = std::string{key} + " must be an integer";
+        return false;
+      }
+      auto value = static_cast<int>(*n);
+      if (key == "latencyMs")
+        result.latency_ms = value;
+      else if (key == "faultCount")
+        result.fault_count = value;
+      else if (key == "retryAfter")
+        result.retry_after = value;
+      else
+        result.hang_ms = value;
+    } else {
+      problem = "unknown field \"" + std::string{key} + "\"";
+      return false;
+    }
+  }
+  // A fault without a rate applies to every request.
+  if (result.fault != "none" && !body.contains("errorRate"))
+    result.error_rate = 1.0;
+  out = result;
+  return true;
+}
+
+mock_upstream::mock_upstream() : server_(std::make_unique<httplib::Server>()) {
+  auto& svr = *server_;
+  svr.set_tcp_nodelay(true);
+  svr.set_keep_alive_max_count(100000);
+  svr.set_socket_options([](socket_t fd) {
+    int yes = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
+
+  svr.Post(R"(/routing/v2/([^/]+)/gtfs/v1)",
+           [this](const httplib::Request& req, httplib::Response& res) {
+             in_flight_.fetch_add(1);
+             {
+               std::lock_guard<std::mutex> guard{mutex_};
+               stats_.max_in_flight = std::max(stats_.max_in_flight,
+                                               in_flight_.load());
+             }
+             struct leave {
+               std::atomic<int64_t>& n;
+               ~leave() {
+                 n.fetch_sub(1);
+               }
+             } guard{in_flight_};
+             json::error_code ec;
+             auto body = json::parse(req.body, ec);
+             std::string operation = "invalid";
+             if (!ec && body.is_object()) {
+               const auto& obj = body.get_object();
+               if (auto op = obj.find("operationName");
+                   op != obj.end() && op->value().is_string())
+                 operation = std::string{op->value().get_string()};
+               else
+                 operation = "anonymous";
+             }
+             record(operation, req.has_header("digitransit-subscription-key"));
+             int latency = 0;
+             {
+               std::lock_guard<std::mutex> lock{mutex_};
+               latency = faults_.latency_ms;
+             }
+             if (latency > 0 && !wait_or_stop(latency))
+               return;
+             auto fault = next_fault();
+             if (fault == "http500" || fault == "http503") {
+               res.status = fault == "http500" ? 500 : 503;
+               res.set_content("<html><body>Service Unavailable</body></html>",
+                               "text/html");
+               return;
+             }
+             if (fault == "http429") {
+               int retry_after;
+               {
+                 std::lock_guard<std::mutex> lock{mutex_};
+                 retry_after = faults_.retry_after;
+               }
+               res.status = 429;
+               res.set_header("Retry-After", std::to_string(retry_after));
+               res.set_content("{\"statusCode\":429,\"message\":\"Rate limit "
+                               "is exceeded. Try again later.\"}",
+                               "application/json");
+               return;
+             }
+             if (fault == "hang") {
+               int hang;
+               {
+                 std::lock_guard<std::mutex> lock{mutex_};
+                 hang = faults_.hang_ms;
+               }
+               wait_or_stop(hang);
+               res.status = 504;
+               return;
+             }
+             if (fault == "malformed") {
+               res.set_content("{\"data\": {\"stop\": [unterminated",
+                               "application/json");
+               return;
+             }
+             if (fault == "graphql-error") {
+               json::object error{
+                 {"message", "Exception while fetching data (/stop) : "
+                             "upstream timetable unavailable"},
+                 {"locations", json::array{json::object{{"line", 2},
+                                                        {"column", 3}}}},
+                 {"extensions",
+                  json::object{{"classification", "DataFetchingException"}}}};
+               send_json(res, 200,
+                         json::object{{"errors", json::array{error}},
+                                      {"data", nullptr}});
+               return;
+             }
+             if (ec || !body.is_object()) {
+               // OTP's answer to a body that is not a GraphQL request.
+               send_json(res, 400,
+                         json::object{{"errors",
+                                       json::array{json::object{
+                                         {"message",
+                                          "Invalid GraphQL request body"}}}}});
+               return;
+             }
+             const auto& request = body.get_object();
+             const json::object* vars = nullptr;
+             if (auto v = request.find("variables");
+                 v != request.end() && v->value().is_object())
+               vars = &v->value().get_object();
+             std::string query_text;
+             if (auto q = request.find("query");
+                 q != request.end() && q->value().is_string())
+               query_text = std::string{q->value().get_string()};
+             json::object response;
+             if (query_text.find("stoptimesWithoutPatterns")
+                   != std::string::npos
+                 && vars != nullptr) {
+               departures_query query;
+               auto str = [&](const char* key, std::string fallback) {
+                 auto it = vars->find(key);
+                 return it != vars->end() && it->value().is_string()
+                          ? std::string{it->value().get_string()}
+                          : fallback;
+               };
+               auto num = [&](const char* key, int64_t fallback) {
+                 auto it = vars->find(key);
+                 if (it == vars->end())
+                   return fallback;
+                 return as_int(it->value()).value_or(fallback);
+               };
+               query.stop_id = str("id", "");
+               query.language = str("language", "fi");
+               query.start_time = num("startTime",
+                                      std::chrono::duration_cast<
+                                        std::chrono::seconds>(
+                                        std::chrono::system_clock::now()
+                                          .time_since_epoch())
+                                        .count());
+               query.time_range = static_cast<int32_t>(num("timeRange", 86400));
+               query.number_of_departures
+                 = static_cast<int32_t>(num("numberOfDepartures", 5));
+               response = generate_departures(query);
+             } else {
+               response = json::object{
+                 {"errors",
+                  json::array{json::object{
+                    {"message", "Validation error: the mock upstream does "
+                                "not serve this query"},
+                    {"extensions",
+                     json::object{{"classification", "ValidationError"}}}}}}};
+             }
+             auto text = json::serialize(response);
+             if (fault == "truncated")
+               text.resize(text.size() / 2);
+             res.set_content(text, "application/json");
+           });
+
+  svr.Post("/__mock/faults",
+           [this](const httplib::Request& req, httplib::Response& res) {
+             json::error_code ec;
+             auto body = json::parse(req.body, ec);
+             fault_settings faults;
+             std::string problem = "body must be a JSON object";
+             if (ec || !body.is_object()
+                 || !parse_fault_settings(body.get_object(), faults, problem)) {
+               send_json(res, 400, json::object{{"error", problem}});
+               return;
+             }
+             set_faults(faults);
+             send_json(res, 200, json::object{{"ok", true}});
+           });
+  svr.Get("/__mock/stats",
+          [this](const httplib::Request&, httplib::Response& res) {
+            auto s = stats();
+            json::object by_operation;
+            for (const auto& [op, n] : s.by_operation)
+              by_operation[op] = n;
+            send_json(res, 200,
+                      json::object{{"requests", s.requests},
+                                   {"maxInFlight", s.max_in_flight},
+                                   {"withSubscriptionKey",
+                                    s.with_subscription_key},
+                                   {"faultsInjected", s.faults_injected},
+                                   {"byOperation", std::move(by_operation)}});
+          });
+  svr.Post("/__mock/reset",
+           [this](const httplib::Request&, httplib::Response& res) {
+             reset();
+             send_json(res, 200, json::object{{"ok", true}});
+           });
+}
+
+mock_upstream::~mock_upstream() {
+  stop();
+}
+
+int mock_upstream::start(const std::string& host, int port,
+                         std::size_t threads) {
+  server_->new_task_queue = [threads] {
+    return new httplib::ThreadPool(threads);
+  };
+  port_ = port == 0 ? server_->bind_to_any_port(host.c_str())
+                    : (server_->bind_to_port(host.c_str(), port) ? port : -1);
+  if (port_ < 0)
+    throw std::runtime_error("mock upstream cannot listen on " + host + ":"
+                             + std::to_string(port));
+  thread_ = std::thread{[this] { server_->listen_after_bind(); }};
+  while (!server_->is_running())
+    std::this_thread::sleep_for(std::chrono::milliseconds{1});
+  return port_;
+}
+
+void mock_upstream::stop() {
+  stopping_ = true;
+  if (server_)
+    server_->stop();
+  if (thread_.joinable())
+    thread_.join();
+}
+
+std::string mock_upstream::base_url() const {
+  return "http://127.0.0.1:" + std::to_string(port_);
+}
+
+std::string mock_upstream::routing_url() const {
+  return base_url() + "/routing/v2/hsl/gtfs/v1";
+}
+
+void mock_upstream::set_faults(fault_settings faults) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  faults_left_ = faults.fault_count;
+  faults_ = std::move(faults);
+}
+
+mock_stats mock_upstream::stats() const {
+  std::lock_guard<std::mutex> guard{mutex_};
+  return stats_;
+}
+
+void mock_upstream::reset() {
+  std::lock_guard<std::mutex> guard{mutex_};
+  stats_ = mock_stats{};
+  faults_ = fault_settings{};
+  faults_left_ = -1;
+  sequence_ = 0;
+}
+
+std::string mock_upstream::next_fault() {
+  std::lock_guard<std::mutex> guard{mutex_};
+  if (faults_.fault == "none" || faults_left_ == 0)
+    return "none";
+  auto n = sequence_++;
+  // Deterministic: request n gets the fault when its hash falls below the
+  // rate, so the same run injects the same faults.
+  auto draw = static_cast<double>(stable_hash(std::to_string(n)) % 10000)
+              / 10000.0;
+  if (faults_.error_rate < 1.0 && draw >= faults_.error_rate)
+    return "none";
+  if (faults_left_ > 0)
+    --faults_left_;
+  ++stats_.faults_injected;
+  return faults_.fault;
+}
+
+void mock_upstream::record(const std::string& operation, bool has_key) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  ++stats_.requests;
+  ++stats_.by_operation[operation];
+  if (has_key)
+    ++stats_.with_subscription_key;
+}
+
+bool mock_upstream::wait_or_stop(int milliseconds) {
+  auto until = std::chrono::steady_clock::now()
+               + std::chrono::milliseconds{milliseconds};
+  while (std::chrono::steady_clock::now() < until) {
+    if (stopping_)
+      return false;
+    auto left = until - std::chrono::steady_clock::now();
+    std::this_thread::sleep_for(
+      std::min<std::chrono::steady_clock::duration>(
+        left, std::chrono::milliseconds{10}));
+  }
+  return !stopping_;
+}
+
+} // namespace transitd::mock

@@ -1,0 +1,96 @@
+#pragma once
+// transit-mock-upstream: a real HTTP server on loopback that speaks the
+// upstream APIs in their recorded shapes, with deterministic generated data
+// and fault controls for tests and benchmarks.
+//
+// Control endpoints (JSON):
+//   POST /__mock/faults  {"latencyMs":200,"errorRate":0.1,"fault":"http503",
+//                         "faultCount":3,"retryAfter":2,"hangMs":30000}
+//   GET  /__mock/stats   {"requests":N,"byOperation":{...},"maxInFlight":K,
+//                         "withSubscriptionKey":M}
+//   POST /__mock/reset   zero the counters and clear the faults
+// Faults: none, http500, http503, http429, hang, malformed, truncated,
+// graphql-error.
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include <boost/json.hpp>
+
+namespace httplib {
+class Server;
+}
+
+namespace transitd::mock {
+
+struct fault_settings {
+  int latency_ms = 0;
+  /// Share of requests (0..1) that get `fault` (deterministic sequence).
+  double error_rate = 0;
+  std::string fault = "none";
+  /// How many requests get the fault; -1 = no bound.
+  int fault_count = -1;
+  /// Retry-After seconds sent with http429.
+  int retry_after = 2;
+  /// How long a "hang" holds the request.
+  int hang_ms = 30000;
+};
+
+/// Parses the control JSON; a failure names the bad field.
+bool parse_fault_settings(const boost::json::object& body,
+                          fault_settings& out, std::string& problem);
+
+struct mock_stats {
+  int64_t requests = 0;
+  int64_t max_in_flight = 0;
+  int64_t with_subscription_key = 0;
+  int64_t faults_injected = 0;
+  std::map<std::string, int64_t> by_operation;
+};
+
+class mock_upstream {
+public:
+  mock_upstream();
+  ~mock_upstream();
+
+  /// Binds and serves on a background thread; returns the port.
+  int start(const std::string& host = "127.0.0.1", int port = 0,
+            std::size_t threads = 64);
+  void stop();
+
+  int port() const {
+    return port_;
+  }
+  /// "http://127.0.0.1:PORT"
+  std::string base_url() const;
+  /// The Digitransit routing GraphQL endpoint on this mock (router "hsl").
+  std::string routing_url() const;
+
+  void set_faults(fault_settings faults);
+  mock_stats stats() const;
+  void reset();
+
+private:
+  /// Decides, per request, whether the configured fault applies.
+  std::string next_fault();
+  void record(const std::string& operation, bool has_key);
+  bool wait_or_stop(int milliseconds);
+
+  std::unique_ptr<httplib::Server> server_;
+  std::thread thread_;
+  int port_ = 0;
+  std::atomic<bool> stopping_{false};
+  mutable std::mutex mutex_;
+  fault_settings faults_;
+  int faults_left_ = -1;
+  uint64_t sequence_ = 0;
+  mock_stats stats_;
+  std::atomic<int64_t> in_flight_{0};
+};
+
+} // namespace transitd::mock

@@ -1,0 +1,303 @@
+#include "transport/config.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace transitd {
+
+namespace {
+
+struct option_spec {
+  const char* name;
+  const char* value_name; // nullptr for switches
+  const char* help;
+};
+
+const option_spec options[] = {
+  {"port", "N", "TCP port of the MCP endpoint (default 8080)"},
+  {"bind", "ADDR", "address to listen on (default 127.0.0.1)"},
+  {"digitransit-routing-url", "URL",
+   "Digitransit GraphQL endpoint (default "
+   "https://api.digitransit.fi/routing/v2/hsl/gtfs/v1)"},
+  {"digitransit-geocoding-url", "URL",
+   "Pelias base, /search is appended (default "
+   "https://api.digitransit.fi/geocoding/v1)"},
+  {"tfl-url", "URL", "TfL API base (default https://api.tfl.gov.uk)"},
+  {"tfl-station-data", "DIR", "TfL 'station data detailed' directory"},
+  {"config", "FILE", "read settings from FILE (key = value lines)"},
+  {"demo", nullptr,
+   "serve from the built-in mock upstream (every result says demo-data)"},
+  {"http-threads", "N", "HTTP worker threads (default 128)"},
+  {"max-body-bytes", "N", "largest accepted request body (default 1048576)"},
+  {"allowed-hosts", "LIST",
+   "comma-separated Host/Origin names accepted (default "
+   "localhost,127.0.0.1,[::1])"},
+  {"tool-timeout-ms", "N", "deadline of one tool call (default 10000)"},
+  {"upstream-timeout-ms", "N",
+   "timeout of one upstream HTTP attempt (default 5000)"},
+  {"http-workers", "N", "concurrent upstream requests per provider (16)"},
+  {"scheduler-threads", "N", "CAF scheduler threads (default 2)"},
+  {"log-level", "LEVEL", "trace|debug|info|warn|error|critical|off (info)"},
+  {"help", nullptr, "print this help"},
+};
+
+const option_spec* find_option(const std::string& name) {
+  for (const auto& opt : options)
+    if (name == opt.name)
+      return &opt;
+  return nullptr;
+}
+
+failure bad(const std::string& where, const std::string& what) {
+  return make_failure(ec::validation_error, where + ": " + what);
+}
+
+std::optional<failure> parse_count(const std::string& where,
+                                   const std::string& text, int64_t min,
+                                   int64_t max, int64_t& out) {
+  if (text.empty()
+      || !std::all_of(text.begin(), text.end(),
+                      [](char c) { return c >= '0' && c <= '9'; })
+      || text.size() > 12)
+    return bad(where, "expected a whole number, got \"" + text + "\"");
+  auto value = std::stoll(text);
+  if (value < min || value > max)
+    return bad(where, "must be between " + std::to_string(min) + " and "
+                        + std::to_string(max) + ", got " + text);
+  out = value;
+  return std::nullopt;
+}
+
+std::optional<failure> check_url(const std::string& where,
+                                 const std::string& url) {
+  if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0)
+    return bad(where, "expected an http:// or https:// URL, got \"" + url
+                        + "\"");
+  if (url.find("://") + 3 >= url.size())
+    return bad(where, "the URL \"" + url + "\" has no host");
+  return std::nullopt;
+}
+
+/// Applies one setting; `where` names its source for messages.
+std::optional<failure> apply(daemon_config& cfg, const std::string& key,
+                             const std::string& value,
+                             const std::string& where) {
+  int64_t n = 0;
+  if (key == "port") {
+    if (auto f = parse_count(where, value, 0, 65535, n))
+      return f;
+    cfg.port = static_cast<int>(n);
+  } else if (key == "bind") {
+    if (value.empty())
+      return bad(where, "needs an address");
+    cfg.bind = value;
+  } else if (key == "digitransit-routing-url") {
+    if (auto f = check_url(where, value))
+      return f;
+    cfg.digitransit_routing_url = value;
+    cfg.digitransit_routing_url_explicit = true;
+  } else if (key == "digitransit-geocoding-url") {
+    if (auto f = check_url(where, value))
+      return f;
+    cfg.digitransit_geocoding_url = value;
+    cfg.digitransit_geocoding_url_explicit = true;
+  } else if (key == "tfl-url") {
+    if (auto f = check_url(where, value))
+      return f;
+    cfg.tfl_url = value;
+    cfg.tfl_url_explicit = true;
+  } else if (key == "tfl-station-data") {
+    if (value.empty())
+      return bad(where, "needs a directory");
+    cfg.tfl_station_data = value;
+  } else if (key == "demo") {
+    if (value == "true" || value == "1" || value == "yes")
+      cfg.demo = true;
+    else if (value == "false" || value == "0" || value == "no")
+      cfg.demo = false;
+    else
+      return bad(where, "expected true or false, got \"" + value + "\"");
+  } else if (key == "http-threads") {
+    if (auto f = parse_count(where, value, 1, 4096, n))
+      return f;
+    cfg.http_threads = static_cast<std::size_t>(n);
+  } else if (key == "max-body-bytes") {
+    if (auto f = parse_count(where, value, 1024, 64 * 1024 * 1024, n))
+      return f;
+    cfg.max_body_bytes = static_cast<std::size_t>(n);
+  } else if (key == "allowed-hosts") {
+    std::vector<std::string> hosts;
+    std::stringstream in{value};
+    std::string item;
+    while (std::getline(in, item, ','))
+      if (!item.empty())
+        hosts.push_back(item);
+    if (hosts.empty())
+      return bad(where, "needs at least one host name");
+    cfg.allowed_hosts = std::move(hosts);
+  } else if (key == "tool-timeout-ms") {
+    if (auto f = parse_count(where, value, 100, 600000, n))
+      return f;
+    cfg.tool_timeout_ms = static_cast<int32_t>(n);
+  } else if (key == "upstream-timeout-ms") {
+    if (auto f = parse_count(where, value, 50, 600000, n))
+      return f;
+    cfg.upstream_timeout_ms = static_cast<int32_t>(n);
+  } else if (key == "http-workers") {
+    if (auto f = parse_count(where, value, 1, 1024, n))
+      return f;
+    cfg.http_workers = static_cast<std::size_t>(n);
+  } else if (key == "scheduler-threads") {
+    if (auto f = parse_count(where, value, 1, 256, n))
+      return f;
+    cfg.scheduler_threads = static_cast<std::size_t>(n);
+  } else if (key == "log-level") {
+    static const char* levels[] = {"trace", "debug", "info",    "warn",
+                                   "error", "critical", "off"};
+    if (std::none_of(std::begin(levels), std::end(levels),
+                     [&](const char* l) { return value == l; }))
+      return bad(where, "expected one of trace, debug, info, warn, error, "
+                        "critical, off; got \"" + value + "\"");
+    cfg.log_level = value;
+  } else {
+    return bad(where, "unknown setting");
+  }
+  return std::nullopt;
+}
+
+std::string trim(const std::string& text) {
+  auto begin = text.find_first_not_of(" \t\r");
+  if (begin == std::string::npos)
+    return {};
+  auto end = text.find_last_not_of(" \t\r");
+  return text.substr(begin, end - begin + 1);
+}
+
+std::optional<failure> apply_file(daemon_config& cfg, const std::string& path,
+                                  const std::string& text) {
+  std::istringstream in{text};
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    line = trim(line);
+    if (line.empty() || line[0] == '#')
+      continue;
+    auto where = path + ":" + std::to_string(number);
+    auto eq = line.find('=');
+    if (eq == std::string::npos)
+      return bad(where, "expected \"key = value\", got \"" + line + "\"");
+    auto key = trim(line.substr(0, eq));
+    auto value = trim(line.substr(eq + 1));
+    if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
+      value = value.substr(1, value.size() - 2);
+    if (key == "config" || key == "help" || find_option(key) == nullptr)
+      return bad(where, "unknown setting \"" + key + "\"");
+    if (auto f = apply(cfg, key, value, where + " (" + key + ")"))
+      return f;
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::string config_usage() {
+  std::string out = "usage: transitd [options]\n\noptions (the same keys, "
+                    "without dashes, work in a --config file):\n";
+  for (const auto& opt : options) {
+    std::string left = std::string{"  --"} + opt.name;
+    if (opt.value_name)
+      left += std::string{" "} + opt.value_name;
+    if (left.size() < 34)
+      left.resize(34, ' ');
+    else
+      left += "\n" + std::string(34, ' ');
+    out += left + opt.help + "\n";
+  }
+  out += "\nenvironment:\n"
+         "  DIGITRANSIT_API_KEY   Digitransit subscription key\n"
+         "  TFL_API_KEY           TfL app_key\n"
+         "\nprecedence: defaults < config file < flags. Without a key and an "
+         "explicit URL,\na provider runs on the built-in demo upstream.\n";
+  return out;
+}
+
+outcome<config_request> parse_config(const std::vector<std::string>& args,
+                                     const env_lookup& env,
+                                     const file_reader& read_file) {
+  // Pass 1: split flags into (key, value) pairs and find --config.
+  std::vector<std::pair<std::string, std::string>> flags;
+  config_request request;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const auto& arg = args[i];
+    if (arg.rfind("--", 0) != 0)
+      return bad(arg, "unexpected argument (options start with --)");
+    auto body = arg.substr(2);
+    std::optional<std::string> value;
+    if (auto eq = body.find('='); eq != std::string::npos) {
+      value = body.substr(eq + 1);
+      body = body.substr(0, eq);
+    }
+    const auto* opt = find_option(body);
+    if (opt == nullptr)
+      return bad("--" + body, "unknown option (see --help)");
+    if (opt->value_name == nullptr) {
+      if (value && body != "demo")
+        return bad("--" + body, "takes no value");
+      flags.emplace_back(body, value.value_or("true"));
+      continue;
+    }
+    if (!value) {
+      if (i + 1 >= args.size())
+        return bad("--" + body, std::string{"needs a value ("}
+                                  + opt->value_name + ")");
+      value = args[++i];
+    }
+    flags.emplace_back(body, *value);
+  }
+  auto& cfg = request.config;
+  for (const auto& [key, value] : flags)
+    if (key == "help")
+      request.help = true;
+  if (request.help)
+    return request;
+  for (const auto& [key, value] : flags) {
+    if (key != "config")
+      continue;
+    auto text = read_file(value);
+    if (!text)
+      return bad("--config", text.error().message);
+    if (auto f = apply_file(cfg, value, *text))
+      return *f;
+  }
+  for (const auto& [key, value] : flags) {
+    if (key == "config")
+      continue;
+    if (auto f = apply(cfg, key, value, "--" + key))
+      return *f;
+  }
+  if (auto key = env("DIGITRANSIT_API_KEY"))
+    cfg.digitransit_api_key = *key;
+  if (auto key = env("TFL_API_KEY"))
+    cfg.tfl_api_key = *key;
+  return request;
+}
+
+outcome<std::string> read_text_file(const std::string& path) {
+  std::ifstream in{path, std::ios::binary};
+  if (!in)
+    return make_failure(ec::validation_error,
+                        "cannot read \"" + path + "\"");
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+bool routing_uses_demo(const daemon_config& config) {
+  if (config.digitransit_routing_url_explicit)
+    return false;
+  return config.demo || config.digitransit_api_key.empty();
+}
+
+} // namespace transitd

@@ -1,0 +1,76 @@
+#pragma once
+// Daemon configuration: defaults < config file < command-line flags. The
+// environment supplies only the API keys (DIGITRANSIT_API_KEY, TFL_API_KEY).
+// Pure: tests feed arguments, environment and files directly.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "messages/error.hpp"
+
+namespace transitd {
+
+inline constexpr const char* default_routing_url
+  = "https://api.digitransit.fi/routing/v2/hsl/gtfs/v1";
+inline constexpr const char* default_geocoding_url
+  = "https://api.digitransit.fi/geocoding/v1";
+inline constexpr const char* default_tfl_url = "https://api.tfl.gov.uk";
+
+struct daemon_config {
+  // Listener.
+  std::string bind = "127.0.0.1";
+  int port = 8080;
+  std::size_t http_threads = 128;
+  std::size_t max_body_bytes = 1024 * 1024;
+  std::vector<std::string> allowed_hosts{"localhost", "127.0.0.1", "[::1]"};
+  // Upstreams; *_explicit marks URLs set by file or flag.
+  std::string digitransit_routing_url = default_routing_url;
+  bool digitransit_routing_url_explicit = false;
+  std::string digitransit_geocoding_url = default_geocoding_url;
+  bool digitransit_geocoding_url_explicit = false;
+  std::string tfl_url = default_tfl_url;
+  bool tfl_url_explicit = false;
+  std::string tfl_station_data;
+  std::string digitransit_api_key;
+  std::string tfl_api_key;
+  bool demo = false;
+  // Engine.
+  int32_t tool_timeout_ms = 10000;
+  int32_t upstream_timeout_ms = 5000;
+  std::size_t http_workers = 16;
+  std::size_t gateway_shards = 2;
+  std::size_t scheduler_threads = 2;
+  // Logs.
+  std::string log_level = "info";
+};
+
+/// What the command line asked for.
+struct config_request {
+  daemon_config config;
+  bool help = false;
+};
+
+using env_lookup = std::function<std::optional<std::string>(const std::string&)>;
+using file_reader = std::function<outcome<std::string>(const std::string&)>;
+
+/// Parses flags (`--key value` or `--key=value`), the --config file and the
+/// environment. A failure names the flag or key and what is wrong.
+outcome<config_request> parse_config(const std::vector<std::string>& args,
+                                     const env_lookup& env,
+                                     const file_reader& read_file);
+
+/// The --help text.
+std::string config_usage();
+
+/// Reads a whole file; a failure names the path.
+outcome<std::string> read_text_file(const std::string& path);
+
+/// Whether the routing provider runs on the embedded mock: --demo without
+/// an explicit URL, or neither a key nor an explicit URL.
+bool routing_uses_demo(const daemon_config& config);
+
+} // namespace transitd

@@ -1,0 +1,28 @@
+#pragma once
+// get_departures on the wire: its schemas, arguments → request, and
+// reply → the contract's output object.
+
+#include <boost/json.hpp>
+
+#include "messages/departures.hpp"
+#include "messages/error.hpp"
+#include "transport/tool_catalog.hpp"
+
+namespace transitd::mcp {
+
+inline constexpr std::string_view get_departures_name = "get_departures";
+
+/// The tool's name, description and schemas (run is wired by the caller).
+tool_spec get_departures_spec();
+
+/// Reads the arguments strictly (types, unknown fields); range rules are
+/// the tool actor's (actors/departures_rules).
+outcome<get_departures_request>
+parse_get_departures(const boost::json::object& arguments);
+
+boost::json::object to_json(const get_departures_reply& reply);
+
+/// The `warnings` array (shared by all tools' renderers).
+boost::json::array to_json(const std::vector<warning>& warnings);
+
+} // namespace transitd::mcp

@@ -1,0 +1,54 @@
+#pragma once
+// The HTTP listener: cpp-httplib tuned for keep-alive load (TCP_NODELAY, a
+// sized thread pool, a deep listen backlog, bounded bodies and timeouts),
+// moving bytes to and from the MCP endpoint.
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "transport/mcp.hpp"
+
+namespace httplib {
+class Server;
+}
+
+namespace transitd {
+
+struct http_server_options {
+  std::string bind = "127.0.0.1";
+  /// 0 picks a free port.
+  int port = 8080;
+  /// Worker threads; each keep-alive connection holds one while open.
+  std::size_t threads = 128;
+  std::size_t max_body_bytes = 1024 * 1024;
+  int keep_alive_max_requests = 10000;
+  int keep_alive_timeout_seconds = 30;
+  int read_timeout_seconds = 10;
+  int write_timeout_seconds = 10;
+  int listen_backlog = 1024;
+};
+
+class http_server {
+public:
+  http_server(http_server_options options, mcp::endpoint& endpoint);
+  ~http_server();
+
+  /// Binds the socket; returns the port (useful with port 0). Throws
+  /// std::runtime_error naming the address when binding fails.
+  int bind();
+
+  /// Serves until stop(); call after bind().
+  void run();
+
+  void stop();
+
+private:
+  http_server_options options_;
+  mcp::endpoint& endpoint_;
+  std::unique_ptr<httplib::Server> server_;
+  int listen_fd_ = -1;
+};
+
+} // namespace transitd

@@ -1,0 +1,148 @@
+// transitd: the daemon. Parses the configuration, starts the embedded demo
+// upstream when no real one is configured, spawns the engine in a CAF actor
+// system and serves MCP over HTTP until SIGINT/SIGTERM.
+
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <pthread.h>
+#include <thread>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/engine.hpp"
+#include "providers/mock/mock_upstream.hpp"
+#include "transport/config.hpp"
+#include "transport/gateway.hpp"
+#include "transport/http_server.hpp"
+#include "transport/mcp.hpp"
+#include "transport/tools.hpp"
+
+namespace {
+
+sigset_t shutdown_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  return set;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  using namespace transitd;
+  // Block the shutdown signals before any thread exists, so that only the
+  // waiter thread below receives them.
+  auto signals = shutdown_signals();
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto parsed = parse_config(
+    args,
+    [](const std::string& name) -> std::optional<std::string> {
+      if (const char* v = std::getenv(name.c_str()); v != nullptr && *v)
+        return std::string{v};
+      return std::nullopt;
+    },
+    read_text_file);
+  if (!parsed) {
+    std::cerr << "transitd: " << parsed.error().message << "\n"
+              << "run 'transitd --help' for the options\n";
+    return 2;
+  }
+  if (parsed->help) {
+    std::cout << config_usage();
+    return 0;
+  }
+  auto cfg = parsed->config;
+  spdlog::set_level(spdlog::level::from_str(cfg.log_level));
+  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e%z %^%l%$ %v");
+
+  // Embedded default: the mock upstream, in-process.
+  std::unique_ptr<mock::mock_upstream> demo;
+  bool routing_demo = routing_uses_demo(cfg);
+  if (routing_demo) {
+    demo = std::make_unique<mock::mock_upstream>();
+    try {
+      demo->start("127.0.0.1", 0);
+    } catch (const std::exception& ex) {
+      std::cerr << "transitd: cannot start the demo upstream: " << ex.what()
+                << "\n";
+      return 1;
+    }
+    cfg.digitransit_routing_url = demo->routing_url();
+    spdlog::warn("demo mode: Digitransit routing is served by the built-in "
+                 "mock upstream at {} (generated data, not live); set "
+                 "DIGITRANSIT_API_KEY for real data",
+                 demo->base_url());
+  } else {
+    spdlog::info("Digitransit routing: {} (key {})",
+                 cfg.digitransit_routing_url,
+                 cfg.digitransit_api_key.empty() ? "absent" : "set");
+  }
+
+  caf::actor_system_config caf_cfg;
+  caf_cfg.set("scheduler.max-threads", cfg.scheduler_threads);
+  add_message_types(caf_cfg);
+  caf::actor_system system{caf_cfg};
+
+  engine_config engine_cfg;
+  engine_cfg.digitransit_routing.url = cfg.digitransit_routing_url;
+  engine_cfg.digitransit_routing.api_key = cfg.digitransit_api_key;
+  engine_cfg.digitransit_routing.timeout_ms = cfg.upstream_timeout_ms;
+  engine_cfg.http_workers_per_upstream = cfg.http_workers;
+  engine_cfg.tool_timeout_ms = cfg.tool_timeout_ms;
+  engine_cfg.demo = routing_demo;
+  auto engine = spawn_engine(system, engine_cfg);
+
+  gateway gw{system, engine.router, cfg.gateway_shards};
+  auto catalog = mcp::make_tool_catalog(gw);
+  mcp::endpoint_options endpoint_opts;
+  endpoint_opts.allowed_hosts = cfg.allowed_hosts;
+  endpoint_opts.max_body_bytes = cfg.max_body_bytes;
+  endpoint_opts.tool_timeout_ms = cfg.tool_timeout_ms;
+  mcp::endpoint endpoint{endpoint_opts, catalog};
+
+  http_server_options server_opts;
+  server_opts.bind = cfg.bind;
+  server_opts.port = cfg.port;
+  server_opts.threads = cfg.http_threads;
+  server_opts.max_body_bytes = cfg.max_body_bytes;
+  http_server server{server_opts, endpoint};
+  int port = 0;
+  try {
+    port = server.bind();
+  } catch (const std::exception& ex) {
+    std::cerr << "transitd: " << ex.what() << "\n";
+    gw.stop();
+    engine.shutdown();
+    return 1;
+  }
+  spdlog::info("transitd listening on http://{}:{}/mcp", cfg.bind, port);
+
+  std::thread signal_waiter{[&server, signals] {
+    int received = 0;
+    sigwait(&signals, &received);
+    spdlog::info("received {}, shutting down", strsignal(received));
+    server.stop();
+  }};
+  server.run();
+  // Stop order: no new calls, wake waiting HTTP threads, then the actors.
+  endpoint.cancel_all();
+  gw.stop();
+  engine.shutdown();
+  if (demo)
+    demo->stop();
+  if (signal_waiter.joinable()) {
+    // server.run() may also end on its own (e.g. a socket error).
+    pthread_kill(signal_waiter.native_handle(), SIGTERM);
+    signal_waiter.join();
+  }
+  spdlog::info("transitd stopped");
+  return 0;
+}

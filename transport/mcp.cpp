@@ -1,0 +1,496 @@
+#include "transport/mcp.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include <spdlog/spdlog.h>
+
+#include "actors/ids.hpp"
+#include "messages/time.hpp"
+#include "transport/json_rpc.hpp"
+
+namespace json = boost::json;
+
+namespace transitd::mcp {
+
+namespace {
+
+constexpr std::string_view sse_type = "text/event-stream";
+constexpr std::string_view json_type = "application/json";
+
+const std::vector<std::string> log_levels{
+  "debug", "info", "notice", "warning", "error", "critical", "alert",
+  "emergency"};
+
+std::string lower(std::string_view text) {
+  std::string out{text};
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+/// "host:port" / "[::1]:port" → "host" / "[::1]".
+std::string strip_port(std::string_view authority) {
+  if (!authority.empty() && authority.front() == '[') {
+    auto end = authority.find(']');
+    return lower(authority.substr(0, end == std::string_view::npos
+                                       ? authority.size()
+                                       : end + 1));
+  }
+  return lower(authority.substr(0, authority.find(':')));
+}
+
+bool is_supported(std::string_view version) {
+  const auto& versions = supported_protocol_versions();
+  return std::find(versions.begin(), versions.end(), version)
+         != versions.end();
+}
+
+std::string sse_event(const json::object& message) {
+  std::string out = "event: message\ndata: ";
+  out += json::serialize(message);
+  out += "\n\n";
+  return out;
+}
+
+http_reply no_content(int status) {
+  http_reply reply;
+  reply.status = status;
+  return reply;
+}
+
+} // namespace
+
+const std::vector<std::string>& supported_protocol_versions() {
+  static const std::vector<std::string> versions{"2025-11-25", "2025-06-18",
+                                                 "2025-03-26"};
+  return versions;
+}
+
+std::string_view http_request::header(std::string_view name) const {
+  for (const auto& [key, value] : headers)
+    if (key == name)
+      return value;
+  return {};
+}
+
+http_reply json_reply(int status, const json::object& body) {
+  http_reply reply;
+  reply.status = status;
+  reply.content_type = std::string{json_type};
+  reply.body = json::serialize(body);
+  return reply;
+}
+
+http_reply rpc_error_reply(int status, const json::value& id, int code,
+                           std::string_view message) {
+  return json_reply(status, json_rpc::make_error(id, code, message));
+}
+
+json::object to_call_result(const tool_outcome& outcome) {
+  json::object result;
+  json::object text;
+  text["type"] = "text";
+  if (outcome.is_error) {
+    text["text"] = json::serialize(outcome.error_body);
+    result["content"] = json::array{std::move(text)};
+    result["isError"] = true;
+  } else {
+    text["text"] = json::serialize(outcome.structured);
+    result["content"] = json::array{std::move(text)};
+    result["structuredContent"] = outcome.structured;
+    result["isError"] = false;
+  }
+  return result;
+}
+
+endpoint::endpoint(endpoint_options options, const tool_catalog& catalog)
+  : options_(std::move(options)), catalog_(catalog) {
+  for (auto& host : options_.allowed_hosts)
+    host = lower(host);
+}
+
+std::size_t endpoint::session_count() const {
+  std::lock_guard<std::mutex> guard{sessions_mutex_};
+  return sessions_.size();
+}
+
+void endpoint::cancel_all() {
+  std::lock_guard<std::mutex> guard{sessions_mutex_};
+  for (auto& [id, s] : sessions_)
+    for (auto& [request_id, cancel] : s.in_flight)
+      cancel->cancel();
+}
+
+bool endpoint::host_allowed(std::string_view host) const {
+  for (const auto& allowed : options_.allowed_hosts)
+    if (allowed == "*" || allowed == host)
+      return true;
+  return false;
+}
+
+std::optional<http_reply>
+endpoint::check_origin(const http_request& request) const {
+  auto host = request.header("host");
+  if (host.empty())
+    return rpc_error_reply(400, nullptr, json_rpc::invalid_request,
+                           "Bad Request: missing Host header");
+  if (!host_allowed(strip_port(host)))
+    return rpc_error_reply(403, nullptr, json_rpc::invalid_request,
+                           "Forbidden: Host \"" + std::string{host}
+                             + "\" is not allowed");
+  auto origin = request.header("origin");
+  if (!origin.empty()) {
+    auto scheme_end = origin.find("://");
+    auto authority = scheme_end == std::string_view::npos
+                       ? std::string_view{}
+                       : origin.substr(scheme_end + 3);
+    authority = authority.substr(0, authority.find('/'));
+    if (authority.empty() || !host_allowed(strip_port(authority)))
+      return rpc_error_reply(403, nullptr, json_rpc::invalid_request,
+                             "Forbidden: Origin \"" + std::string{origin}
+                               + "\" is not allowed");
+  }
+  return std::nullopt;
+}
+
+http_reply endpoint::handle(const http_request& request) {
+  if (auto refused = check_origin(request))
+    return *refused;
+  if (request.method == "POST")
+    return handle_post(request);
+  if (request.method == "DELETE")
+    return handle_delete(request);
+  // No server-initiated stream: every response rides on its POST.
+  auto reply = rpc_error_reply(405, nullptr, json_rpc::invalid_request,
+                               "Method Not Allowed: use POST (or DELETE to "
+                               "end a session)");
+  reply.headers.emplace_back("Allow", "POST, DELETE");
+  return reply;
+}
+
+http_reply endpoint::handle_delete(const http_request& request) {
+  auto id = std::string{request.header("mcp-session-id")};
+  if (id.empty())
+    return rpc_error_reply(400, nullptr, json_rpc::invalid_request,
+                           "Bad Request: Mcp-Session-Id header required");
+  std::lock_guard<std::mutex> guard{sessions_mutex_};
+  auto it = sessions_.find(id);
+  if (it == sessions_.end())
+    return rpc_error_reply(404, nullptr, json_rpc::invalid_request,
+                           "Session not found");
+  for (auto& [request_id, cancel] : it->second.in_flight)
+    cancel->cancel();
+  sessions_.erase(it);
+  spdlog::info("MCP session ended by client ({} open)", sessions_.size());
+  return no_content(200);
+}
+
+http_reply endpoint::handle_post(const http_request& request) {
+  auto content_type = lower(request.header("content-type"));
+  if (content_type.compare(0, json_type.size(), json_type) != 0)
+    return rpc_error_reply(415, nullptr, json_rpc::invalid_request,
+                           "Unsupported Media Type: Content-Type must be "
+                           "application/json");
+  if (request.body.size() > options_.max_body_bytes)
+    return rpc_error_reply(413, nullptr, json_rpc::invalid_request,
+                           "Payload Too Large: at most "
+                             + std::to_string(options_.max_body_bytes)
+                             + " bytes");
+  json::error_code error;
+  auto parsed = json::parse(request.body, error);
+  if (error)
+    return rpc_error_reply(400, nullptr, json_rpc::parse_error,
+                           "Parse error: " + error.message());
+  if (parsed.is_array())
+    return rpc_error_reply(400, nullptr, json_rpc::invalid_request,
+                           "Invalid Request: batches are not supported");
+  if (!parsed.is_object())
+    return rpc_error_reply(400, nullptr, json_rpc::invalid_request,
+                           "Invalid Request: expected a JSON object");
+  auto message = json_rpc::classify(parsed.get_object());
+  if (message.kind == json_rpc::message_kind::invalid)
+    return rpc_error_reply(400, message.id, json_rpc::invalid_request,
+                           "Invalid Request: " + message.problem);
+  if (message.kind == json_rpc::message_kind::request
+      && message.method == "initialize")
+    return initialize(message.id, message.params);
+  // Everything else belongs to a session.
+  auto session_id = std::string{request.header("mcp-session-id")};
+  if (session_id.empty())
+    return rpc_error_reply(400, message.id, json_rpc::invalid_request,
+                           "Bad Request: Mcp-Session-Id header required");
+  auto version = std::string{request.header("mcp-protocol-version")};
+  if (version.empty())
+    version = std::string{fallback_protocol_version};
+  else if (!is_supported(version))
+    return rpc_error_reply(400, message.id, json_rpc::invalid_request,
+                           "Bad Request: unsupported MCP-Protocol-Version \""
+                             + version + "\"");
+  {
+    std::lock_guard<std::mutex> guard{sessions_mutex_};
+    auto it = sessions_.find(session_id);
+    if (it == sessions_.end())
+      return rpc_error_reply(404, message.id, json_rpc::invalid_request,
+                             "Session not found");
+    it->second.last_used = std::chrono::steady_clock::now();
+  }
+  switch (message.kind) {
+    case json_rpc::message_kind::notification:
+      notify(session_id, message.method, message.params);
+      return no_content(202);
+    case json_rpc::message_kind::response:
+      // We send no server-to-client requests; nothing waits on this.
+      return no_content(202);
+    default:
+      return dispatch(session_id, version, message.id, message.method,
+                      message.params);
+  }
+}
+
+std::string endpoint::open_session(const std::string& protocol_version) {
+  auto id = make_secret_token();
+  auto now = std::chrono::steady_clock::now();
+  std::lock_guard<std::mutex> guard{sessions_mutex_};
+  if (sessions_.size() >= options_.max_sessions)
+    evict_idle_locked(now);
+  if (sessions_.size() >= options_.max_sessions) {
+    // Still full: drop the least recently used session without calls.
+    auto victim = sessions_.end();
+    for (auto it = sessions_.begin(); it != sessions_.end(); ++it)
+      if (it->second.in_flight.empty()
+          && (victim == sessions_.end()
+              || it->second.last_used < victim->second.last_used))
+        victim = it;
+    if (victim != sessions_.end())
+      sessions_.erase(victim);
+  }
+  session s;
+  s.protocol_version = protocol_version;
+  s.last_used = now;
+  sessions_.emplace(id, std::move(s));
+  return id;
+}
+
+void endpoint::evict_idle_locked(std::chrono::steady_clock::time_point now) {
+  for (auto it = sessions_.begin(); it != sessions_.end();) {
+    if (it->second.in_flight.empty()
+        && now - it->second.last_used > options_.session_idle_timeout)
+      it = sessions_.erase(it);
+    else
+      ++it;
+  }
+}
+
+http_reply endpoint::initialize(const json::value& id,
+                                const json::object& params) {
+  std::string requested;
+  if (auto it = params.find("protocolVersion");
+      it != params.end() && it->value().is_string())
+    requested = std::string{it->value().get_string()};
+  else
+    return rpc_error_reply(400, id, json_rpc::invalid_params,
+                           "Invalid params: initialize needs "
+                           "\"protocolVersion\" (a string)");
+  // Negotiation: echo a version we speak, else offer our latest.
+  auto version = is_supported(requested)
+                   ? requested
+                   : std::string{latest_protocol_version};
+  auto session_id = open_session(version);
+  json::object capabilities;
+  capabilities["tools"] = json::object{{"listChanged", false}};
+  capabilities["logging"] = json::object{};
+  json::object result;
+  result["protocolVersion"] = version;
+  result["capabilities"] = std::move(capabilities);
+  result["serverInfo"] = json::object{{"name", options_.server_name},
+                                      {"title", "transitd: public transit"},
+                                      {"version", options_.server_version}};
+  result["instructions"]
+    = "Live public transport: Helsinki region (Digitransit) departures. "
+      "Every result carries a correlationId; errors are tool results with "
+      "isError and an error code.";
+  auto reply = json_reply(200, json_rpc::make_result(id, std::move(result)));
+  reply.headers.emplace_back("Mcp-Session-Id", session_id);
+  spdlog::info("MCP session opened, protocol {}", version);
+  return reply;
+}
+
+void endpoint::notify(const std::string& session_id, const std::string& method,
+                      const json::object& params) {
+  if (method == "notifications/cancelled") {
+    auto it = params.find("requestId");
+    if (it == params.end())
+      return;
+    auto key = json::serialize(it->value());
+    std::lock_guard<std::mutex> guard{sessions_mutex_};
+    auto s = sessions_.find(session_id);
+    if (s == sessions_.end())
+      return;
+    if (auto call = s->second.in_flight.find(key);
+        call != s->second.in_flight.end()) {
+      call->second->cancel();
+      spdlog::info("MCP request {} cancelled by the client", key);
+    }
+  }
+  // notifications/initialized and others need no action.
+}
+
+http_reply endpoint::dispatch(const std::string& session_id,
+                              const std::string&, const json::value& id,
+                              const std::string& method,
+                              const json::object& params) {
+  if (method == "ping")
+    return json_reply(200, json_rpc::make_result(id, json::object{}));
+  if (method == "tools/list")
+    return json_reply(200, list_tools(id, params));
+  if (method == "tools/call")
+    return call_tool(session_id, id, params);
+  if (method == "logging/setLevel") {
+    auto it = params.find("level");
+    if (it == params.end() || !it->value().is_string()
+        || std::find(log_levels.begin(), log_levels.end(),
+                     it->value().get_string())
+             == log_levels.end())
+      return json_reply(200, json_rpc::make_error(
+                               id, json_rpc::invalid_params,
+                               "Invalid params: level must be one of debug, "
+                               "info, notice, warning, error, critical, "
+                               "alert, emergency"));
+    std::lock_guard<std::mutex> guard{sessions_mutex_};
+    if (auto s = sessions_.find(session_id); s != sessions_.end())
+      s->second.log_level = std::string{it->value().get_string()};
+    return json_reply(200, json_rpc::make_result(id, json::object{}));
+  }
+  return json_reply(200, json_rpc::make_error(id, json_rpc::method_not_found,
+                                              "Method not found: " + method));
+}
+
+json::object endpoint::list_tools(const json::value& id,
+                                  const json::object& params) {
+  std::size_t offset = 0;
+  if (auto it = params.find("cursor"); it != params.end()) {
+    // Cursors are opaque to clients; ours is the decimal offset.
+    const auto& cursor = it->value();
+    bool valid = cursor.is_string() && !cursor.get_string().empty();
+    if (valid) {
+      for (char c : cursor.get_string())
+        valid = valid && std::isdigit(static_cast<unsigned char>(c));
+    }
+    if (valid)
+      offset = std::stoul(std::string{cursor.get_string()});
+    if (!valid || offset >= catalog_.tools().size())
+      return json_rpc::make_error(id, json_rpc::invalid_params,
+                                  "Invalid params: unknown cursor");
+  }
+  const auto& tools = catalog_.tools();
+  auto end = std::min(tools.size(), offset + options_.tools_page_size);
+  json::array page;
+  for (auto i = offset; i < end; ++i)
+    page.push_back(tool_catalog::definition(tools[i]));
+  json::object result;
+  result["tools"] = std::move(page);
+  if (end < tools.size())
+    result["nextCursor"] = std::to_string(end);
+  return json_rpc::make_result(id, std::move(result));
+}
+
+http_reply endpoint::call_tool(const std::string& session_id,
+                               const json::value& id,
+                               const json::object& params) {
+  auto name_it = params.find("name");
+  if (name_it == params.end() || !name_it->value().is_string())
+    return json_reply(200, json_rpc::make_error(
+                             id, json_rpc::invalid_params,
+                             "Invalid params: tools/call needs \"name\""));
+  auto name = std::string{name_it->value().get_string()};
+  const auto* spec = catalog_.find(name);
+  if (spec == nullptr)
+    return json_reply(200, json_rpc::make_error(id, json_rpc::invalid_params,
+                                                "Unknown tool: " + name));
+  json::object arguments;
+  if (auto it = params.find("arguments"); it != params.end()) {
+    if (!it->value().is_object())
+      return json_reply(200, json_rpc::make_error(
+                               id, json_rpc::invalid_params,
+                               "Invalid params: \"arguments\" must be an "
+                               "object"));
+    arguments = it->value().get_object();
+  }
+  std::optional<json::value> progress_token;
+  if (auto meta = params.find("_meta");
+      meta != params.end() && meta->value().is_object()) {
+    const auto& m = meta->value().get_object();
+    if (auto token = m.find("progressToken"); token != m.end())
+      progress_token = token->value();
+  }
+  call_context context;
+  context.correlation_id = make_uuid_v4();
+  context.principal = session_id;
+  context.received_ms = now_ms();
+  context.deadline_ms = context.received_ms + options_.tool_timeout_ms;
+  auto cancel = std::make_shared<cancellation>();
+  auto key = json::serialize(id);
+  {
+    std::lock_guard<std::mutex> guard{sessions_mutex_};
+    auto s = sessions_.find(session_id);
+    if (s == sessions_.end())
+      return rpc_error_reply(404, id, json_rpc::invalid_request,
+                             "Session not found");
+    s->second.in_flight[key] = cancel;
+  }
+  spdlog::info("[{}] tools/call {}", context.correlation_id, name);
+  tool_outcome outcome;
+  try {
+    outcome = spec->run(arguments, context, cancel);
+  } catch (const std::exception& ex) {
+    spdlog::error("[{}] {} threw: {}", context.correlation_id, name,
+                  ex.what());
+    outcome = error_outcome(make_failure(ec::internal_error,
+                                         "internal error while running "
+                                           + name),
+                            context.correlation_id);
+  }
+  {
+    std::lock_guard<std::mutex> guard{sessions_mutex_};
+    if (auto s = sessions_.find(session_id); s != sessions_.end())
+      s->second.in_flight.erase(key);
+  }
+  auto elapsed = now_ms() - context.received_ms;
+  if (outcome.is_error)
+    spdlog::info("[{}] {} failed in {} ms: {}", context.correlation_id, name,
+                 elapsed, to_wire(outcome.code));
+  else
+    spdlog::info("[{}] {} answered in {} ms", context.correlation_id, name,
+                 elapsed);
+  if (cancel->cancelled() || outcome.code == ec::cancelled) {
+    // notifications/cancelled: the call stops and sends no response. The
+    // stream closes without one.
+    http_reply reply;
+    reply.status = 200;
+    reply.content_type = std::string{sse_type};
+    return reply;
+  }
+  auto response = json_rpc::make_result(id, to_call_result(outcome));
+  if (!progress_token)
+    return json_reply(200, response);
+  // With a progress token the reply is an SSE stream: progress first, then
+  // the result.
+  auto progress = [&](double done, std::string_view message) {
+    json::object p;
+    p["progressToken"] = *progress_token;
+    p["progress"] = done;
+    p["total"] = 1;
+    p["message"] = message;
+    return sse_event(json_rpc::make_notification("notifications/progress",
+                                                 std::move(p)));
+  };
+  http_reply reply;
+  reply.status = 200;
+  reply.content_type = std::string{sse_type};
+  reply.body = progress(0, "calling " + name) + progress(1, "done")
+               + sse_event(response);
+  return reply;
+}
+
+} // namespace transitd::mcp

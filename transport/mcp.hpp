@@ -1,0 +1,120 @@
+#pragma once
+// MCP Streamable HTTP (revision 2025-11-25) as a plain function from an HTTP
+// request to an HTTP reply: sessions, version negotiation, Origin/Host
+// checks, JSON-RPC dispatch, tools/list and tools/call. The HTTP server only
+// moves bytes; tests call handle() without sockets.
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <boost/json.hpp>
+
+#include "transport/tool_catalog.hpp"
+
+namespace transitd::mcp {
+
+inline constexpr std::string_view latest_protocol_version = "2025-11-25";
+/// Assumed when a request after initialize carries no MCP-Protocol-Version.
+inline constexpr std::string_view fallback_protocol_version = "2025-03-26";
+
+/// Newest first.
+const std::vector<std::string>& supported_protocol_versions();
+
+struct http_request {
+  std::string method;
+  /// Header names in lower case.
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+
+  /// The first header with this (lower-case) name, or "".
+  std::string_view header(std::string_view name) const;
+};
+
+struct http_reply {
+  int status = 200;
+  std::string content_type;
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+struct endpoint_options {
+  /// Host names accepted in Host and Origin (lower case, no port).
+  /// "*" accepts any.
+  std::vector<std::string> allowed_hosts{"localhost", "127.0.0.1", "[::1]"};
+  std::size_t max_body_bytes = 1024 * 1024;
+  std::size_t tools_page_size = 50;
+  std::size_t max_sessions = 10000;
+  std::chrono::seconds session_idle_timeout{3600};
+  /// Upper bound of one tool call.
+  int32_t tool_timeout_ms = 10000;
+  std::string server_name = "transitd";
+  std::string server_version = "0.1.0";
+};
+
+class endpoint {
+public:
+  endpoint(endpoint_options options, const tool_catalog& catalog);
+
+  /// Handles one request to /mcp (POST, GET or DELETE).
+  http_reply handle(const http_request& request);
+
+  std::size_t session_count() const;
+
+  /// Cancels every call in flight (shutdown).
+  void cancel_all();
+
+private:
+  struct session {
+    std::string protocol_version;
+    std::string log_level = "info";
+    std::chrono::steady_clock::time_point last_used;
+    /// Calls in flight by serialised JSON-RPC id.
+    std::unordered_map<std::string, std::shared_ptr<cancellation>> in_flight;
+  };
+
+  http_reply handle_post(const http_request& request);
+  http_reply handle_delete(const http_request& request);
+  http_reply initialize(const boost::json::value& id,
+                        const boost::json::object& params);
+  http_reply dispatch(const std::string& session_id,
+                      const std::string& protocol_version,
+                      const boost::json::value& id, const std::string& method,
+                      const boost::json::object& params);
+  http_reply call_tool(const std::string& session_id,
+                       const boost::json::value& id,
+                       const boost::json::object& params);
+  boost::json::object list_tools(const boost::json::value& id,
+                                 const boost::json::object& params);
+  void notify(const std::string& session_id, const std::string& method,
+              const boost::json::object& params);
+
+  /// Checks Host and Origin; returns an error reply when foreign.
+  std::optional<http_reply> check_origin(const http_request& request) const;
+  bool host_allowed(std::string_view host) const;
+
+  std::string open_session(const std::string& protocol_version);
+  void evict_idle_locked(std::chrono::steady_clock::time_point now);
+
+  endpoint_options options_;
+  const tool_catalog& catalog_;
+  mutable std::mutex sessions_mutex_;
+  std::unordered_map<std::string, session> sessions_;
+};
+
+/// Reply helpers (also used by the HTTP server for its own errors).
+http_reply json_reply(int status, const boost::json::object& body);
+http_reply rpc_error_reply(int status, const boost::json::value& id, int code,
+                           std::string_view message);
+
+/// The MCP tools/call result object for an outcome (D2).
+boost::json::object to_call_result(const tool_outcome& outcome);
+
+} // namespace transitd::mcp

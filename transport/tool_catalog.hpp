@@ -1,0 +1,147 @@
+#pragma once
+// The MCP face of the tools: each tool's name, description, schemas and the
+// function that runs it, plus helpers that read JSON arguments strictly
+// (unknown fields and wrong types are validation errors that name the
+// field, D6). Tool wire names appear only in transport/.
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/json.hpp>
+
+#include "messages/common.hpp"
+#include "messages/error.hpp"
+
+namespace transitd::mcp {
+
+/// What a tool call produced, ready for the MCP result (D2).
+struct tool_outcome {
+  bool is_error = false;
+  /// The contract's output object (success only).
+  boost::json::object structured;
+  /// The error body shown in the text block (errors only).
+  boost::json::object error_body;
+  /// The failure's code, for logs and metrics (errors only).
+  ec code = ec::none;
+};
+
+tool_outcome success_outcome(boost::json::object structured);
+
+/// `{"error":{code,message,correlationId,hint?,retryAfter?}}` (Helsinki
+/// tools, D2).
+tool_outcome error_outcome(const failure& f, const std::string& correlation_id);
+
+/// Lets the transport stop waiting for a call (notifications/cancelled,
+/// shutdown). The call's waiter and the canceller share one of these.
+class cancellation {
+public:
+  void cancel();
+  bool cancelled() const;
+
+  /// For waiters: the mutex and condition variable that cancel() notifies.
+  std::mutex& mutex() {
+    return mutex_;
+  }
+  std::condition_variable& condition() {
+    return condition_;
+  }
+  /// cancelled() for callers that already hold mutex().
+  bool cancelled_locked() const {
+    return cancelled_;
+  }
+
+private:
+  mutable std::mutex mutex_;
+  std::condition_variable condition_;
+  bool cancelled_ = false;
+};
+
+using tool_function = std::function<tool_outcome(
+  const boost::json::object& arguments, call_context& context,
+  const std::shared_ptr<cancellation>& cancel)>;
+
+struct tool_spec {
+  std::string name;
+  std::string title;
+  std::string description;
+  boost::json::object input_schema;
+  boost::json::object output_schema;
+  /// false for tools that write (the variable store); sets the hints (D3).
+  bool read_only = true;
+  tool_function run;
+};
+
+class tool_catalog {
+public:
+  void add(tool_spec spec);
+  const tool_spec* find(std::string_view name) const;
+  const std::vector<tool_spec>& tools() const {
+    return tools_;
+  }
+  /// The tools/list entry of one tool.
+  static boost::json::object definition(const tool_spec& spec);
+
+private:
+  std::vector<tool_spec> tools_;
+};
+
+/// Reads an arguments object field by field. The first problem wins and is
+/// reported by finish(), which also rejects fields nobody asked for.
+class argument_reader {
+public:
+  explicit argument_reader(const boost::json::object& arguments,
+                           std::string path = {});
+
+  std::optional<std::string> string(std::string_view name, bool required);
+  /// Accepts integral JSON numbers (5 or 5.0); rejects 5.5.
+  std::optional<int64_t> integer(std::string_view name, bool required);
+  std::optional<double> number(std::string_view name, bool required);
+  std::optional<bool> boolean(std::string_view name, bool required);
+  const boost::json::object* object(std::string_view name, bool required);
+  const boost::json::array* array(std::string_view name, bool required);
+
+  /// Records a problem found by the caller (first one wins).
+  void fail(std::string message);
+  /// The dotted name of a field, for messages ("stop.value").
+  std::string field(std::string_view name) const;
+
+  /// The first problem, or an unknown field; nullopt when all is well.
+  std::optional<failure> finish();
+
+private:
+  const boost::json::value* lookup(std::string_view name, bool required,
+                                   std::string_view expected);
+
+  const boost::json::object& arguments_;
+  std::string path_;
+  std::vector<std::string> consumed_;
+  std::optional<std::string> problem_;
+};
+
+// -- JSON Schema building blocks ----------------------------------------------
+
+boost::json::object schema_object(boost::json::object properties,
+                                  std::vector<std::string> required);
+boost::json::object schema_string(std::string description = {});
+boost::json::object schema_enum(std::vector<std::string> values,
+                                std::string description = {});
+boost::json::object schema_integer(int64_t minimum, int64_t maximum,
+                                   std::optional<int64_t> default_value,
+                                   std::string description = {});
+boost::json::object schema_number(std::string description = {});
+boost::json::object schema_boolean(std::string description = {});
+boost::json::object schema_array(boost::json::object items,
+                                 std::string description = {});
+/// The shared `warnings` array: [{code, message}].
+boost::json::object schema_warnings();
+/// The spelled-out transit modes.
+std::vector<std::string> transit_mode_names();
+
+} // namespace transitd::mcp

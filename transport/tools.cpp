@@ -1,0 +1,39 @@
+#include "transport/tools.hpp"
+
+#include "transport/departures_json.hpp"
+
+namespace json = boost::json;
+
+namespace transitd::mcp {
+
+namespace {
+
+/// The common shape of a tool: parse the arguments strictly, ask the engine,
+/// render the reply or the failure.
+template <class Request, class Reply, class Parse>
+tool_function make_runner(gateway& gw, Parse parse) {
+  return [&gw, parse](const json::object& arguments, call_context& context,
+                      const std::shared_ptr<cancellation>& cancel) {
+    outcome<Request> request = parse(arguments);
+    if (!request)
+      return error_outcome(request.error(), context.correlation_id);
+    request->context = context;
+    auto reply = gw.call<Request, Reply>(std::move(*request), cancel);
+    if (!reply)
+      return error_outcome(to_failure(reply.error()), context.correlation_id);
+    return success_outcome(to_json(*reply));
+  };
+}
+
+} // namespace
+
+tool_catalog make_tool_catalog(gateway& gw) {
+  tool_catalog catalog;
+  auto departures = get_departures_spec();
+  departures.run = make_runner<get_departures_request, get_departures_reply>(
+    gw, parse_get_departures);
+  catalog.add(std::move(departures));
+  return catalog;
+}
+
+} // namespace transitd::mcp
