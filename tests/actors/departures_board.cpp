@@ -1,0 +1,178 @@
+// DEPARTURES_BOARD on the deterministic scheduler, with a stand-in
+// TIMETABLE that implements the real interface.
+
+#include "actors/departures_board.hpp"
+
+#include <caf/exit_reason.hpp>
+#include <caf/send.hpp>
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <catch2/catch.hpp>
+
+#include "messages/time.hpp"
+#include "support/deterministic.hpp"
+
+using namespace transitd;
+
+namespace {
+
+/// A TIMETABLE that answers from a script and counts its queries.
+struct scripted_timetable_state {
+  static inline const char* name = "scripted_timetable";
+  int queries = 0;
+};
+
+timetable_actor::behavior_type scripted_timetable(
+  timetable_actor::stateful_pointer<scripted_timetable_state> self,
+  std::shared_ptr<int> counter, caf::error fail_with) {
+  return {
+    [self, counter, fail_with](const stop_departures_query& query)
+      -> caf::result<stop_departures> {
+      ++*counter;
+      if (fail_with)
+        return fail_with;
+      stop_departures d;
+      d.stop_id = query.stop_id;
+      d.stop_name = "Kamppi";
+      d.timezone = "Europe/Helsinki";
+      stop_time t;
+      t.line = "550";
+      t.headsign = "Itäkeskus";
+      t.scheduled_departure = query.start_time + 120;
+      t.realtime_departure = query.start_time + 200;
+      t.realtime = true;
+      d.stop_times.push_back(t);
+      d.fetched_ms = query.start_time * 1000;
+      return d;
+    },
+  };
+}
+
+/// A TIMETABLE that never answers (a hung upstream).
+timetable_actor::behavior_type silent_timetable() {
+  return {
+    [](const stop_departures_query&) -> caf::result<stop_departures> {
+      return caf::skip;
+    },
+  };
+}
+
+get_departures_request valid_request() {
+  get_departures_request r;
+  r.context.correlation_id = "11111111-1111-4111-8111-111111111111";
+  r.context.received_ms = 1757930400000;
+  r.stop = {stop_ref::kind::id, "HSL:1040129"};
+  return r;
+}
+
+struct fixture : test::deterministic_fixture {
+  std::shared_ptr<int> counter = std::make_shared<int>(0);
+
+  departures_board_actor board(caf::error fail_with = {},
+                               departures_board_options options = {}) {
+    auto timetable = sys.spawn(scripted_timetable, counter, fail_with);
+    return sys.spawn(departures_board, timetable, options);
+  }
+};
+
+} // namespace
+
+TEST_CASE_METHOD(fixture, "a valid request is answered from the timetable",
+                 "[departures_board][actor]") {
+  departures_board_options options;
+  options.standing_warnings.push_back({"demo-data", "demo"});
+  auto b = board({}, options);
+  self->send(b, valid_request());
+  sched.run();
+  bool answered = false;
+  self->receive(
+    [&](get_departures_reply& reply) {
+      answered = true;
+      CHECK(reply.stop_id == "HSL:1040129");
+      CHECK(reply.correlation_id == "11111111-1111-4111-8111-111111111111");
+      REQUIRE(reply.departures.size() == 1);
+      CHECK(reply.departures[0].status == departure_status::delayed);
+      REQUIRE(reply.warnings.size() == 1);
+      CHECK(reply.warnings[0].code == "demo-data");
+    },
+    [&](caf::error& err) { FAIL(caf::to_string(err)); });
+  CHECK(answered);
+  CHECK(*counter == 1);
+}
+
+TEST_CASE_METHOD(fixture, "invalid requests never reach the timetable",
+                 "[departures_board][actor][validation]") {
+  auto b = board();
+  auto r = valid_request();
+  r.limit = 0;
+  self->send(b, r);
+  sched.run();
+  self->receive([&](get_departures_reply&) { FAIL("expected an error"); },
+                [&](caf::error& err) {
+                  auto f = to_failure(err);
+                  CHECK(f.code == ec::validation_error);
+                  CHECK_THAT(f.message, Catch::Contains("limit"));
+                });
+  CHECK(*counter == 0);
+}
+
+TEST_CASE_METHOD(fixture, "labels answer a clear validation error",
+                 "[departures_board][actor][validation]") {
+  auto b = board();
+  auto r = valid_request();
+  r.stop = {stop_ref::kind::label, "home"};
+  self->send(b, r);
+  sched.run();
+  self->receive([&](get_departures_reply&) { FAIL("expected an error"); },
+                [&](caf::error& err) {
+                  auto f = to_failure(err);
+                  CHECK(f.code == ec::validation_error);
+                  CHECK_THAT(f.message, Catch::Contains("home"));
+                });
+  CHECK(*counter == 0);
+}
+
+TEST_CASE_METHOD(fixture, "upstream failures reach the caller unchanged",
+                 "[departures_board][actor]") {
+  auto b = board(make_error(ec::rate_limited, "throttled", "", 3));
+  self->send(b, valid_request());
+  sched.run();
+  self->receive([&](get_departures_reply&) { FAIL("expected an error"); },
+                [&](caf::error& err) {
+                  auto f = to_failure(err);
+                  CHECK(f.code == ec::rate_limited);
+                  CHECK(f.retry_after == 3);
+                });
+}
+
+TEST_CASE_METHOD(fixture, "a silent timetable ends in upstream-timeout",
+                 "[departures_board][actor]") {
+  departures_board_options options;
+  options.timeout_ms = 600000; // ten minutes of virtual time
+  auto silent = sys.spawn(silent_timetable);
+  auto b = sys.spawn(departures_board, silent, options);
+  self->send(b, valid_request());
+  sched.run();
+  // Nothing yet: the board waits for its timetable.
+  CHECK(self->mailbox().empty());
+  REQUIRE(sched.trigger_timeouts() > 0);
+  sched.run();
+  self->receive([&](get_departures_reply&) { FAIL("expected a timeout"); },
+                [&](caf::error& err) {
+                  CHECK(to_failure(err).code == ec::upstream_timeout);
+                });
+  // The skipped query (and its sender) would otherwise stay in the silent
+  // timetable's mailbox forever.
+  caf::anon_send_exit(silent, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("remaining_ms honours the call's deadline", "[departures_board]") {
+  call_context ctx;
+  CHECK(remaining_ms(ctx, 1234) == 1234);
+  ctx.deadline_ms = now_ms() + 60000;
+  auto left = remaining_ms(ctx, 1234);
+  CHECK(left > 50000);
+  CHECK(left <= 60000);
+  ctx.deadline_ms = now_ms() - 5;
+  CHECK(remaining_ms(ctx, 1234) == 1);
+}

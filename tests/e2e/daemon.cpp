@@ -1,0 +1,156 @@
+// The daemon end to end over real HTTP: MCP client → HTTP server → gateway
+// → actors → HTTP client workers → mock upstream, and back.
+
+#include <catch2/catch.hpp>
+
+#include "support/daemon_harness.hpp"
+
+namespace json = boost::json;
+using namespace transitd;
+using test::daemon_harness;
+using test::mcp_client;
+
+namespace {
+
+json::object departures_args(const std::string& stop = "HSL:1040129",
+                             int limit = 5) {
+  return json::object{
+    {"stop", json::object{{"type", "id"}, {"value", stop}}},
+    {"limit", limit}};
+}
+
+} // namespace
+
+TEST_CASE("e2e: initialize, list tools, call get_departures",
+          "[e2e][get_departures]") {
+  daemon_harness daemon;
+  mcp_client client{daemon.port()};
+  client.initialize();
+  auto list = client.post(json::object{{"jsonrpc", "2.0"},
+                                       {"id", 2},
+                                       {"method", "tools/list"}});
+  auto tools = list.json().at("result").at("tools").as_array();
+  REQUIRE(tools.size() >= 1);
+  CHECK(tools.at(0).at("name").as_string() == "get_departures");
+  auto result = client.call_tool("get_departures", departures_args());
+  auto board = test::structured(result);
+  CHECK(board.at("stopId").as_string() == "HSL:1040129");
+  CHECK(board.at("correlationId").as_string().size() == 36);
+  auto departures = board.at("departures").as_array();
+  CHECK_FALSE(departures.empty());
+  CHECK(departures.size() <= 5);
+  // The provider sent the subscription key.
+  CHECK(daemon.mock().stats().with_subscription_key == 1);
+  // Each call gets its own correlation id.
+  auto again = test::structured(
+    client.call_tool("get_departures", departures_args()));
+  CHECK(again.at("correlationId") != board.at("correlationId"));
+  CHECK(client.del().status == 200);
+}
+
+TEST_CASE("e2e: validation errors never reach the upstream",
+          "[e2e][get_departures][validation]") {
+  daemon_harness daemon;
+  mcp_client client{daemon.port()};
+  client.initialize();
+  for (const auto& args :
+       {json::object{{"stop", json::object{{"type", "id"}, {"value", ""}}}},
+        departures_args("HSL:1", 0), departures_args("HSL:1", 51),
+        json::object{{"stop", json::object{{"type", "id"}, {"value", "x"}}},
+                     {"windowMinutes", 500}},
+        json::object{{"stop", json::object{{"type", "id"}, {"value", "x"}}},
+                     {"language", "de"}},
+        json::object{{"stop", json::object{{"type", "id"}, {"value", "x"}}},
+                     {"lmit", 3}}}) {
+    auto error = test::tool_error(client.call_tool("get_departures", args));
+    CHECK(error.at("code").as_string() == "validation-error");
+    CHECK(error.at("correlationId").as_string().size() == 36);
+  }
+  CHECK(daemon.mock().stats().requests == 0);
+  // An unknown stop is the upstream's answer, also validation-error.
+  auto unknown = test::tool_error(
+    client.call_tool("get_departures", departures_args("HSL:0000")));
+  CHECK(unknown.at("code").as_string() == "validation-error");
+  CHECK_THAT(std::string{unknown.at("message").as_string()},
+             Catch::Contains("HSL:0000"));
+}
+
+TEST_CASE("e2e: upstream faults map to the contract's error codes",
+          "[e2e][get_departures][faults]") {
+  daemon_harness daemon;
+  mcp_client client{daemon.port()};
+  client.initialize();
+  auto call = [&] {
+    return test::tool_error(
+      client.call_tool("get_departures", departures_args()));
+  };
+  mock::fault_settings faults;
+  faults.fault = "http503";
+  faults.error_rate = 1;
+  daemon.mock().set_faults(faults);
+  CHECK(call().at("code").as_string() == "upstream-error");
+  faults.fault = "graphql-error";
+  daemon.mock().set_faults(faults);
+  auto graphql = call();
+  CHECK(graphql.at("code").as_string() == "upstream-error");
+  CHECK_THAT(std::string{graphql.at("message").as_string()},
+             Catch::Contains("upstream timetable unavailable"));
+  faults.fault = "malformed";
+  daemon.mock().set_faults(faults);
+  CHECK(call().at("code").as_string() == "upstream-error");
+  faults.fault = "http429";
+  faults.retry_after = 5;
+  daemon.mock().set_faults(faults);
+  auto limited = call();
+  CHECK(limited.at("code").as_string() == "rate-limited");
+  CHECK(limited.at("retryAfter").as_int64() == 5);
+  faults.fault = "hang";
+  faults.hang_ms = 5000;
+  daemon.mock().set_faults(faults);
+  CHECK(call().at("code").as_string() == "upstream-timeout");
+  // Healthy again: the next good call is answered correctly.
+  daemon.mock().set_faults(mock::fault_settings{});
+  test::structured(client.call_tool("get_departures", departures_args()));
+}
+
+TEST_CASE("e2e: a refused connection is network-error",
+          "[e2e][get_departures][faults]") {
+  test::harness_options options;
+  // Port 1 on loopback: nothing listens there.
+  options.routing_url = "http://127.0.0.1:1/routing/v2/hsl/gtfs/v1";
+  daemon_harness daemon{options};
+  mcp_client client{daemon.port()};
+  client.initialize();
+  auto error = test::tool_error(
+    client.call_tool("get_departures", departures_args()));
+  CHECK(error.at("code").as_string() == "network-error");
+}
+
+TEST_CASE("e2e: demo mode marks every result", "[e2e][demo]") {
+  test::harness_options options;
+  options.demo = true;
+  daemon_harness daemon{options};
+  mcp_client client{daemon.port()};
+  client.initialize();
+  auto board = test::structured(
+    client.call_tool("get_departures", departures_args()));
+  bool demo_warning = false;
+  for (const auto& w : board.at("warnings").as_array())
+    demo_warning = demo_warning || w.at("code").as_string() == "demo-data";
+  CHECK(demo_warning);
+}
+
+TEST_CASE("e2e: HTTP-level rules over a real socket", "[e2e][http]") {
+  daemon_harness daemon;
+  mcp_client client{daemon.port()};
+  CHECK(client.post("{oops").status == 400);
+  CHECK(client.post("{}", {{"Content-Type", "text/plain"}}).status == 415);
+  CHECK(client.post(std::string(2 * 1024 * 1024, ' ')).status == 413);
+  client.initialize();
+  auto sse = client.post(
+    R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_departures","arguments":{"stop":{"type":"id","value":"HSL:1"}},"_meta":{"progressToken":1}}})");
+  CHECK(sse.status == 200);
+  CHECK_THAT(sse.header("Content-Type"),
+             Catch::Contains("text/event-stream"));
+  CHECK_THAT(sse.body, Catch::Contains("notifications/progress"));
+}

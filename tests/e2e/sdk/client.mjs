@@ -1,0 +1,99 @@
+// Interoperability: the official MCP TypeScript SDK client (nobody here
+// wrote it) against transitd. Connects, lists tools, calls get_departures
+// with valid and invalid arguments, and ends the session.
+//
+//   node client.mjs http://127.0.0.1:PORT/mcp
+
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+const url = new URL(process.argv[2]);
+let passed = 0;
+let failed = 0;
+
+async function check(name, body) {
+  try {
+    await body();
+    passed++;
+    console.log(`ok - ${name}`);
+  } catch (err) {
+    failed++;
+    console.log(`not ok - ${name}\n  ${err?.stack ?? err}`);
+  }
+}
+
+const transport = new StreamableHTTPClientTransport(url);
+const client = new Client({ name: "transitd-interop", version: "1.0.0" });
+
+await check("connect (initialize + initialized)", async () => {
+  await client.connect(transport);
+  assert.ok(transport.sessionId, "the server assigned a session id");
+  assert.equal(client.getServerVersion()?.name, "transitd");
+  assert.ok(client.getServerCapabilities()?.tools);
+});
+
+await check("tools/list has get_departures with both schemas", async () => {
+  const { tools } = await client.listTools();
+  const tool = tools.find((t) => t.name === "get_departures");
+  assert.ok(tool, "get_departures is listed");
+  assert.equal(tool.inputSchema.type, "object");
+  assert.equal(tool.outputSchema.type, "object");
+  assert.equal(tool.annotations?.readOnlyHint, true);
+});
+
+await check("get_departures answers (structuredContent validated by the SDK)", async () => {
+  const result = await client.callTool({
+    name: "get_departures",
+    arguments: { stop: { type: "id", value: "HSL:1040129" }, limit: 3 },
+  });
+  assert.notEqual(result.isError, true, JSON.stringify(result));
+  const board = result.structuredContent;
+  assert.equal(board.stopId, "HSL:1040129");
+  assert.ok(board.departures.length >= 1 && board.departures.length <= 3);
+  assert.match(board.correlationId, /^[0-9a-f-]{36}$/);
+  assert.deepEqual(JSON.parse(result.content[0].text), board);
+});
+
+await check("get_departures with a progress token (SSE reply)", async () => {
+  let progress = 0;
+  const result = await client.callTool(
+    { name: "get_departures", arguments: { stop: { type: "id", value: "HSL:1" } } },
+    undefined,
+    { onprogress: () => progress++ },
+  );
+  assert.notEqual(result.isError, true);
+  assert.ok(progress >= 1, "progress notifications arrived");
+});
+
+await check("invalid arguments are a tool error, not a protocol error", async () => {
+  const result = await client.callTool({
+    name: "get_departures",
+    arguments: { stop: { type: "id", value: "HSL:1" }, limit: 500 },
+  });
+  assert.equal(result.isError, true);
+  assert.equal(result.structuredContent, undefined);
+  const error = JSON.parse(result.content[0].text).error;
+  assert.equal(error.code, "validation-error");
+  assert.match(error.message, /limit/);
+});
+
+await check("an unknown tool is a JSON-RPC error", async () => {
+  await assert.rejects(
+    client.callTool({ name: "no_such_tool", arguments: {} }),
+    (err) => err.code === -32602,
+  );
+});
+
+await check("ping", async () => {
+  await client.ping();
+});
+
+await check("terminate the session", async () => {
+  await transport.terminateSession();
+  assert.equal(transport.sessionId, undefined);
+  await client.close();
+});
+
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs client.mjs (the official MCP TypeScript SDK client) against a transitd
+# binary in demo mode on a free loopback port. Installs the pinned SDK from
+# the npm registry into the build tree on first use.
+#
+#   run.sh /path/to/transitd
+set -euo pipefail
+daemon=$1
+here=$(cd "$(dirname "$0")" && pwd)
+work="$(dirname "$daemon")/sdk-interop"
+mkdir -p "$work"
+cp "$here/package.json" "$here/client.mjs" "$work/"
+if [ ! -d "$work/node_modules/@modelcontextprotocol/sdk" ]; then
+  (cd "$work" && npm install --no-audit --no-fund --loglevel=error >/dev/null)
+fi
+
+log=$(mktemp)
+"$daemon" --demo --port 0 >"$log" 2>&1 &
+pid=$!
+trap 'kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true; rm -f "$log"' EXIT
+
+port=""
+for _ in $(seq 1 100); do
+  port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/mcp.*|\1|p' "$log")
+  [ -n "$port" ] && break
+  kill -0 $pid 2>/dev/null || { cat "$log"; echo "transitd exited early"; exit 1; }
+  sleep 0.1
+done
+[ -n "$port" ] || { cat "$log"; echo "transitd did not start"; exit 1; }
+
+cd "$work"
+timeout 120 node client.mjs "http://127.0.0.1:$port/mcp"

@@ -1,0 +1,30 @@
+#include "messages/time.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace transitd;
+
+TEST_CASE("UTC formatting", "[time]") {
+  CHECK(format_utc(0) == "1970-01-01T00:00:00Z");
+  CHECK(format_utc(1757930760) == "2025-09-15T10:06:00Z");
+}
+
+TEST_CASE("zone formatting follows daylight saving time", "[time]") {
+  // Helsinki: EEST (+03:00) in September, EET (+02:00) in January.
+  CHECK(format_in_zone(1757930760, "Europe/Helsinki")
+        == "2025-09-15T13:06:00+03:00");
+  CHECK(format_in_zone(1736935200, "Europe/Helsinki")
+        == "2025-01-15T12:00:00+02:00");
+  CHECK(format_in_zone(1736935200, "Europe/London")
+        == "2025-01-15T10:00:00+00:00");
+  // Unknown or empty zones fall back to UTC rather than failing the call.
+  CHECK(format_in_zone(1736935200, "Mars/Olympus") == "2025-01-15T10:00:00Z");
+  CHECK(format_in_zone(1736935200, "") == "2025-01-15T10:00:00Z");
+}
+
+TEST_CASE("ISO 8601 parsing", "[time]") {
+  CHECK(parse_iso8601("2025-09-15T10:06:00Z") == 1757930760);
+  CHECK(parse_iso8601("2025-09-15T13:06:00+03:00") == 1757930760);
+  CHECK_FALSE(parse_iso8601("yesterday"));
+  CHECK_FALSE(parse_iso8601(""));
+}

@@ -1,0 +1,154 @@
+// The Digitransit routing client's pure half, against recorded payloads.
+
+#include "providers/digitransit_routing.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include <boost/json.hpp>
+#include <catch2/catch.hpp>
+
+namespace json = boost::json;
+using namespace transitd;
+
+namespace {
+
+std::string fixture(const std::string& relative) {
+  std::ifstream in{std::string{TRANSITD_FIXTURES_DIR} + "/" + relative};
+  REQUIRE(in.good());
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+constexpr const char* recorded_departures
+  = "digitransit-routing/recorded-hsl/"
+    "hsl-stop-HSL2434202-departures-2022-06-06.response.json";
+
+std::string one_stoptime(const std::string& state, bool realtime,
+                         int scheduled, int estimated,
+                         const std::string& platform = "null") {
+  return R"({"data":{"stop":{"gtfsId":"HSL:1","name":"Kamppi",
+    "timezone":"Europe/Helsinki","stoptimes":[{"serviceDay":1757883600,
+    "scheduledDeparture":)"
+         + std::to_string(scheduled) + R"(,"realtimeDeparture":)"
+         + std::to_string(estimated) + R"(,"realtime":)"
+         + (realtime ? "true" : "false") + R"(,"realtimeState":")" + state
+         + R"(","headsign":"Pasila","stop":{"platformCode":)" + platform
+         + R"(},"trip":{"route":{"shortName":"7","mode":"TRAM"}}}]}}})";
+}
+
+} // namespace
+
+TEST_CASE("parses the recorded HSL stop departures", "[digitransit][parser]") {
+  auto parsed = digitransit::parse_departures(fixture(recorded_departures),
+                                              "HSL:2434202", 1000);
+  REQUIRE(parsed);
+  CHECK(parsed->stop_id == "HSL:2434202");
+  CHECK(parsed->fetched_ms == 1000);
+  REQUIRE(parsed->stop_times.size() == 100);
+  const auto& first = parsed->stop_times.front();
+  // serviceDay 1654462800 + 36300 s: 2022-06-06 10:05 Helsinki time.
+  CHECK(first.scheduled_departure == 1654462800 + 36300);
+  CHECK(first.line == "159");
+  CHECK(first.mode == transit_mode::bus);
+  CHECK(first.headsign == "Matinkylä (M)");
+  CHECK_FALSE(first.realtime);
+  CHECK_FALSE(first.cancelled);
+  CHECK_FALSE(first.platform);
+  for (const auto& t : parsed->stop_times) {
+    CHECK(t.mode == transit_mode::bus);
+    CHECK_FALSE(t.line.empty());
+  }
+}
+
+TEST_CASE("realtime states map to realtime and cancellation flags",
+          "[digitransit][parser]") {
+  auto updated = digitransit::parse_departures(
+    one_stoptime("UPDATED", true, 36000, 36090, "\"3\""), "HSL:1", 0);
+  REQUIRE(updated);
+  const auto& u = updated->stop_times.at(0);
+  CHECK(u.realtime);
+  CHECK_FALSE(u.cancelled);
+  CHECK(u.realtime_departure - u.scheduled_departure == 90);
+  CHECK(u.platform == std::optional<std::string>{"3"});
+  CHECK(u.mode == transit_mode::tram);
+  CHECK(updated->timezone == "Europe/Helsinki");
+  CHECK(updated->stop_name == std::optional<std::string>{"Kamppi"});
+
+  auto cancelled = digitransit::parse_departures(
+    one_stoptime("CANCELED", true, 36000, 36000), "HSL:1", 0);
+  REQUIRE(cancelled);
+  CHECK(cancelled->stop_times.at(0).cancelled);
+
+  auto scheduled = digitransit::parse_departures(
+    one_stoptime("SCHEDULED", false, 36000, 36000), "HSL:1", 0);
+  REQUIRE(scheduled);
+  CHECK_FALSE(scheduled->stop_times.at(0).realtime);
+}
+
+TEST_CASE("an unknown stop is a validation error naming it",
+          "[digitransit][parser]") {
+  auto parsed = digitransit::parse_departures(R"({"data":{"stop":null}})",
+                                              "HSL:nope", 0);
+  REQUIRE_FALSE(parsed);
+  CHECK(parsed.error().code == ec::validation_error);
+  CHECK_THAT(parsed.error().message, Catch::Contains("HSL:nope"));
+}
+
+TEST_CASE("GraphQL errors are upstream errors with a sanitised message",
+          "[digitransit][parser]") {
+  auto parsed = digitransit::parse_departures(
+    R"({"errors":[{"message":"Exception\nwhile fetching","locations":[]}],
+        "data":null})",
+    "HSL:1", 0);
+  REQUIRE_FALSE(parsed);
+  CHECK(parsed.error().code == ec::upstream_error);
+  CHECK_THAT(parsed.error().message, Catch::Contains("Exception while"));
+  CHECK(parsed.error().message.find('\n') == std::string::npos);
+}
+
+TEST_CASE("malformed and truncated bodies are upstream errors",
+          "[digitransit][parser]") {
+  auto body = fixture(recorded_departures);
+  for (auto text : {std::string{"{\"data\": [unterminated"},
+                    body.substr(0, body.size() / 2), std::string{"[]"},
+                    std::string{"{\"data\":{}}"}}) {
+    auto parsed = digitransit::parse_departures(text, "HSL:1", 0);
+    REQUIRE_FALSE(parsed);
+    CHECK(parsed.error().code == ec::upstream_error);
+  }
+}
+
+TEST_CASE("the departures query asks for cancelled departures",
+          "[digitransit][request]") {
+  stop_departures_query q;
+  q.stop_id = "HSL:1040129";
+  q.start_time = 1757930400;
+  q.time_range_seconds = 1200;
+  q.max_departures = 20;
+  q.language = "sv";
+  auto body = json::parse(digitransit::make_departures_body(q)).as_object();
+  CHECK(body.at("operationName").as_string() == "StopDepartures");
+  auto query = std::string{body.at("query").as_string()};
+  CHECK_THAT(query, Catch::Contains("stoptimesWithoutPatterns"));
+  CHECK_THAT(query, Catch::Contains("omitCanceled: false"));
+  const auto& vars = body.at("variables").as_object();
+  CHECK(vars.at("id").as_string() == "HSL:1040129");
+  CHECK(vars.at("startTime").as_int64() == 1757930400);
+  CHECK(vars.at("timeRange").as_int64() == 1200);
+  CHECK(vars.at("numberOfDepartures").as_int64() == 20);
+  CHECK(vars.at("language").as_string() == "sv");
+}
+
+TEST_CASE("every field the query selects exists in the HSL schema",
+          "[digitransit][request]") {
+  auto schema = fixture(
+    "digitransit-routing/schema/hsl-otp-20241022-v2.schema.graphqls");
+  for (auto field : {"stoptimesWithoutPatterns(", "omitCanceled: Boolean",
+                     "serviceDay: Long", "scheduledDeparture: Int",
+                     "realtimeDeparture: Int", "realtimeState: RealtimeState",
+                     "platformCode: String", "timezone: String",
+                     "shortName: String", "gtfsId: String!"})
+    CHECK_THAT(schema, Catch::Contains(field));
+}

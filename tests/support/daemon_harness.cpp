@@ -1,0 +1,163 @@
+#include "support/daemon_harness.hpp"
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <catch2/catch.hpp>
+#include <httplib.h>
+
+#include "transport/tools.hpp"
+
+namespace json = boost::json;
+
+namespace transitd::test {
+
+daemon_harness::daemon_harness(harness_options options) {
+  mock_.start("127.0.0.1", 0, 32);
+  cfg_ = std::make_unique<caf::actor_system_config>();
+  cfg_->set("scheduler.max-threads", size_t{2});
+  add_message_types(*cfg_);
+  system_ = std::make_unique<caf::actor_system>(*cfg_);
+  engine_config engine_cfg;
+  engine_cfg.digitransit_routing.url = options.routing_url.value_or(
+    mock_.routing_url());
+  engine_cfg.digitransit_routing.api_key = "test-key";
+  engine_cfg.digitransit_routing.timeout_ms = options.upstream_timeout_ms;
+  engine_cfg.tool_timeout_ms = options.tool_timeout_ms;
+  engine_cfg.http_workers_per_upstream = 4;
+  engine_cfg.demo = options.demo;
+  engine_ = spawn_engine(*system_, engine_cfg);
+  gateway_ = std::make_unique<gateway>(*system_, engine_.router, 2);
+  catalog_ = std::make_unique<mcp::tool_catalog>(
+    mcp::make_tool_catalog(*gateway_));
+  mcp::endpoint_options endpoint_opts;
+  endpoint_opts.tool_timeout_ms = options.tool_timeout_ms;
+  endpoint_ = std::make_unique<mcp::endpoint>(endpoint_opts, *catalog_);
+  http_server_options server_opts;
+  server_opts.port = 0;
+  server_opts.threads = 16;
+  server_ = std::make_unique<http_server>(server_opts, *endpoint_);
+  port_ = server_->bind();
+  server_thread_ = std::thread{[this] { server_->run(); }};
+}
+
+daemon_harness::~daemon_harness() {
+  server_->stop();
+  if (server_thread_.joinable())
+    server_thread_.join();
+  endpoint_->cancel_all();
+  gateway_->stop();
+  engine_.shutdown();
+  mock_.stop();
+}
+
+std::string http_result::header(const std::string& name) const {
+  auto it = headers.find(name);
+  return it == headers.end() ? std::string{} : it->second;
+}
+
+json::value http_result::json() const {
+  return json::parse(body);
+}
+
+mcp_client::mcp_client(int port)
+  : client_(std::make_unique<httplib::Client>("127.0.0.1", port)) {
+  client_->set_keep_alive(true);
+  client_->set_tcp_nodelay(true);
+  client_->set_read_timeout(20, 0);
+}
+
+mcp_client::~mcp_client() = default;
+
+http_result mcp_client::post(const std::string& body,
+                             const std::map<std::string, std::string>& extra) {
+  httplib::Headers headers{{"Accept", "application/json, text/event-stream"}};
+  if (!session_id.empty())
+    headers.emplace("Mcp-Session-Id", session_id);
+  std::string content_type = "application/json";
+  for (const auto& [name, value] : extra) {
+    if (name == "Content-Type")
+      content_type = value;
+    else
+      headers.emplace(name, value);
+  }
+  auto res = client_->Post("/mcp", headers, body, content_type.c_str());
+  http_result out;
+  if (!res)
+    return out;
+  out.status = res->status;
+  out.body = res->body;
+  for (const auto& [k, v] : res->headers)
+    out.headers.emplace(k, v);
+  return out;
+}
+
+http_result mcp_client::post(const json::object& message,
+                             const std::map<std::string, std::string>& extra) {
+  return post(json::serialize(message), extra);
+}
+
+http_result mcp_client::del() {
+  httplib::Headers headers;
+  if (!session_id.empty())
+    headers.emplace("Mcp-Session-Id", session_id);
+  auto res = client_->Delete("/mcp", headers);
+  http_result out;
+  if (res) {
+    out.status = res->status;
+    out.body = res->body;
+  }
+  return out;
+}
+
+std::string mcp_client::initialize(const std::string& version) {
+  json::object params{{"protocolVersion", version},
+                      {"capabilities", json::object{}},
+                      {"clientInfo", json::object{{"name", "transitd-tests"},
+                                                  {"version", "1"}}}};
+  auto res = post(json::object{{"jsonrpc", "2.0"},
+                               {"id", next_id_++},
+                               {"method", "initialize"},
+                               {"params", params}});
+  REQUIRE(res.status == 200);
+  session_id = res.header("Mcp-Session-Id");
+  REQUIRE(!session_id.empty());
+  auto note = post(json::object{{"jsonrpc", "2.0"},
+                                {"method", "notifications/initialized"}});
+  REQUIRE(note.status == 202);
+  return session_id;
+}
+
+json::object mcp_client::call_tool(const std::string& name,
+                                   const json::object& arguments) {
+  auto res = post(json::object{
+    {"jsonrpc", "2.0"},
+    {"id", next_id_++},
+    {"method", "tools/call"},
+    {"params", json::object{{"name", name}, {"arguments", arguments}}}});
+  INFO(res.body);
+  REQUIRE(res.status == 200);
+  auto reply = res.json().as_object();
+  REQUIRE(reply.contains("result"));
+  return reply["result"].as_object();
+}
+
+json::object structured(const json::object& result) {
+  INFO(json::serialize(result));
+  REQUIRE(result.at("isError").as_bool() == false);
+  const auto& content = result.at("structuredContent").as_object();
+  // D2: the text block carries the same JSON.
+  auto text = result.at("content").as_array().at(0).as_object().at("text");
+  REQUIRE(json::parse(text.as_string()) == json::value(content));
+  return content;
+}
+
+json::object tool_error(const json::object& result) {
+  INFO(json::serialize(result));
+  REQUIRE(result.at("isError").as_bool() == true);
+  // D2: no structuredContent on errors.
+  REQUIRE_FALSE(result.contains("structuredContent"));
+  auto text = result.at("content").as_array().at(0).as_object().at("text");
+  return json::parse(text.as_string()).as_object().at("error").as_object();
+}
+
+} // namespace transitd::test

@@ -1,0 +1,102 @@
+#pragma once
+// The whole daemon in-process for end-to-end tests: mock upstream, actor
+// system, engine, gateway, MCP endpoint and HTTP server on ephemeral
+// loopback ports; plus a small MCP client speaking real HTTP to it.
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include <boost/json.hpp>
+
+#include "actors/engine.hpp"
+#include "providers/mock/mock_upstream.hpp"
+#include "transport/gateway.hpp"
+#include "transport/http_server.hpp"
+#include "transport/mcp.hpp"
+
+namespace httplib {
+class Client;
+}
+
+namespace transitd::test {
+
+struct harness_options {
+  /// Routing URL to use instead of the mock (e.g. a closed port).
+  std::optional<std::string> routing_url;
+  int32_t tool_timeout_ms = 4000;
+  int32_t upstream_timeout_ms = 1500;
+  bool demo = false;
+};
+
+class daemon_harness {
+public:
+  explicit daemon_harness(harness_options options = {});
+  ~daemon_harness();
+
+  int port() const {
+    return port_;
+  }
+  mock::mock_upstream& mock() {
+    return mock_;
+  }
+  mcp::endpoint& endpoint() {
+    return *endpoint_;
+  }
+
+private:
+  mock::mock_upstream mock_;
+  std::unique_ptr<caf::actor_system_config> cfg_;
+  std::unique_ptr<caf::actor_system> system_;
+  engine engine_;
+  std::unique_ptr<gateway> gateway_;
+  std::unique_ptr<mcp::tool_catalog> catalog_;
+  std::unique_ptr<mcp::endpoint> endpoint_;
+  std::unique_ptr<http_server> server_;
+  std::thread server_thread_;
+  int port_ = 0;
+};
+
+struct http_result {
+  int status = 0;
+  std::string body;
+  std::multimap<std::string, std::string> headers;
+  std::string header(const std::string& name) const;
+  boost::json::value json() const;
+};
+
+class mcp_client {
+public:
+  explicit mcp_client(int port);
+  ~mcp_client();
+
+  /// POSTs a raw body to /mcp with the session header when there is one.
+  http_result post(const std::string& body,
+                   const std::map<std::string, std::string>& headers = {});
+  http_result post(const boost::json::object& message,
+                   const std::map<std::string, std::string>& headers = {});
+  http_result del();
+
+  /// Runs initialize + notifications/initialized; returns the session id.
+  std::string initialize(const std::string& version = "2025-11-25");
+
+  /// tools/call; returns the JSON-RPC "result" object (fails the test when
+  /// the reply is not one).
+  boost::json::object call_tool(const std::string& name,
+                                const boost::json::object& arguments);
+
+  std::string session_id;
+
+private:
+  std::unique_ptr<httplib::Client> client_;
+  int next_id_ = 1;
+};
+
+/// structuredContent of a successful tool result.
+boost::json::object structured(const boost::json::object& result);
+/// The error object of a failed tool result (parsed from its text block).
+boost::json::object tool_error(const boost::json::object& result);
+
+} // namespace transitd::test

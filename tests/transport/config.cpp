@@ -1,0 +1,142 @@
+#include "transport/config.hpp"
+
+#include <map>
+
+#include <catch2/catch.hpp>
+
+using namespace transitd;
+
+namespace {
+
+struct inputs {
+  std::map<std::string, std::string> env;
+  std::map<std::string, std::string> files;
+
+  outcome<config_request> parse(std::vector<std::string> args) const {
+    return parse_config(
+      args,
+      [this](const std::string& name) -> std::optional<std::string> {
+        auto it = env.find(name);
+        if (it == env.end())
+          return std::nullopt;
+        return it->second;
+      },
+      [this](const std::string& path) -> outcome<std::string> {
+        auto it = files.find(path);
+        if (it == files.end())
+          return make_failure(ec::validation_error,
+                              "cannot read \"" + path + "\"");
+        return it->second;
+      });
+  }
+};
+
+} // namespace
+
+TEST_CASE("defaults are safe and documented", "[config]") {
+  auto r = inputs{}.parse({});
+  REQUIRE(r);
+  CHECK(r->config.port == 8080);
+  CHECK(r->config.bind == "127.0.0.1");
+  CHECK(r->config.digitransit_routing_url
+        == "https://api.digitransit.fi/routing/v2/hsl/gtfs/v1");
+  CHECK(r->config.digitransit_geocoding_url
+        == "https://api.digitransit.fi/geocoding/v1");
+  CHECK(r->config.tfl_url == "https://api.tfl.gov.uk");
+  CHECK_FALSE(r->config.demo);
+}
+
+TEST_CASE("flags in both spellings", "[config]") {
+  auto r = inputs{}.parse({"--port", "9000", "--bind=0.0.0.0", "--demo",
+                           "--digitransit-routing-url",
+                           "http://127.0.0.1:1/routing/v2/hsl/gtfs/v1",
+                           "--tfl-station-data", "/data/tfl"});
+  REQUIRE(r);
+  CHECK(r->config.port == 9000);
+  CHECK(r->config.bind == "0.0.0.0");
+  CHECK(r->config.demo);
+  CHECK(r->config.digitransit_routing_url_explicit);
+  CHECK(r->config.tfl_station_data == "/data/tfl");
+}
+
+TEST_CASE("bad flags and values name themselves", "[config][validation]") {
+  struct bad_case {
+    std::vector<std::string> args;
+    const char* names;
+  };
+  for (const auto& [args, names] : std::vector<bad_case>{
+         {{"--port", "http"}, "--port"},
+         {{"--port", "70000"}, "--port"},
+         {{"--port"}, "--port"},
+         {{"--colour"}, "--colour"},
+         {{"--tfl-url", "api.tfl.gov.uk"}, "--tfl-url"},
+         {{"--log-level", "chatty"}, "--log-level"},
+         {{"stray"}, "stray"},
+         {{"--config", "/missing.conf"}, "/missing.conf"},
+       }) {
+    auto r = inputs{}.parse(args);
+    REQUIRE_FALSE(r);
+    CHECK_THAT(r.error().message, Catch::Contains(names));
+  }
+}
+
+TEST_CASE("precedence: defaults < file < flags; env gives keys only",
+          "[config]") {
+  inputs in;
+  in.files["/etc/transitd.conf"] = "# comment\nport = 9100\n"
+                                   "bind = \"127.0.0.2\"\n"
+                                   "demo = true\n";
+  in.env["DIGITRANSIT_API_KEY"] = "secret";
+  in.env["TFL_API_KEY"] = "tfl-secret";
+  auto from_file = in.parse({"--config", "/etc/transitd.conf"});
+  REQUIRE(from_file);
+  CHECK(from_file->config.port == 9100);
+  CHECK(from_file->config.bind == "127.0.0.2");
+  CHECK(from_file->config.demo);
+  CHECK(from_file->config.digitransit_api_key == "secret");
+  CHECK(from_file->config.tfl_api_key == "tfl-secret");
+  // A flag wins over the file whatever the order on the command line.
+  auto flag_wins = in.parse({"--port", "9200", "--config",
+                             "/etc/transitd.conf"});
+  REQUIRE(flag_wins);
+  CHECK(flag_wins->config.port == 9200);
+  CHECK(flag_wins->config.bind == "127.0.0.2");
+}
+
+TEST_CASE("config file errors name file, line and key", "[config]") {
+  inputs in;
+  in.files["/c"] = "port = 1\nprot = 2\n";
+  auto typo = in.parse({"--config", "/c"});
+  REQUIRE_FALSE(typo);
+  CHECK_THAT(typo.error().message, Catch::Contains("/c:2"));
+  CHECK_THAT(typo.error().message, Catch::Contains("prot"));
+  in.files["/d"] = "just words\n";
+  CHECK_FALSE(in.parse({"--config", "/d"}));
+}
+
+TEST_CASE("--help lists every option", "[config]") {
+  auto r = inputs{}.parse({"--help"});
+  REQUIRE(r);
+  CHECK(r->help);
+  auto text = config_usage();
+  for (auto flag : {"--port", "--bind", "--digitransit-routing-url",
+                    "--digitransit-geocoding-url", "--tfl-url",
+                    "--tfl-station-data", "--config", "--demo",
+                    "DIGITRANSIT_API_KEY", "TFL_API_KEY"})
+    CHECK_THAT(text, Catch::Contains(flag));
+}
+
+TEST_CASE("the embedded default: demo unless a key or URL is given",
+          "[config][demo]") {
+  daemon_config cfg;
+  CHECK(routing_uses_demo(cfg)); // no key, no URL
+  cfg.digitransit_api_key = "k";
+  CHECK_FALSE(routing_uses_demo(cfg)); // key: the real service
+  cfg.demo = true;
+  CHECK(routing_uses_demo(cfg)); // --demo wins over the key
+  cfg.digitransit_routing_url_explicit = true;
+  CHECK_FALSE(routing_uses_demo(cfg)); // explicit flags always win
+  daemon_config url_only;
+  url_only.digitransit_routing_url_explicit = true;
+  CHECK_FALSE(routing_uses_demo(url_only));
+}

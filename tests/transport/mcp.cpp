@@ -1,0 +1,390 @@
+// MCP Streamable HTTP as a function: every protocol rule, without sockets.
+
+#include "transport/mcp.hpp"
+
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include <catch2/catch.hpp>
+
+namespace json = boost::json;
+using namespace transitd;
+
+namespace {
+
+struct endpoint_fixture {
+  mcp::tool_catalog catalog;
+  std::unique_ptr<mcp::endpoint> endpoint;
+  std::promise<void> slow_started;
+  std::atomic<bool> slow_saw_cancel{false};
+
+  explicit endpoint_fixture(mcp::endpoint_options options = {}) {
+    mcp::tool_spec echo;
+    echo.name = "echo";
+    echo.title = "Echo";
+    echo.input_schema = mcp::schema_object({}, {});
+    echo.output_schema = mcp::schema_object({}, {});
+    echo.run = [](const json::object& args, call_context& ctx,
+                  const std::shared_ptr<mcp::cancellation>&) {
+      if (args.contains("fail"))
+        return mcp::error_outcome(make_failure(ec::validation_error,
+                                               "fail was set"),
+                                  ctx.correlation_id);
+      json::object out = args;
+      out["correlationId"] = ctx.correlation_id;
+      out["principal"] = ctx.principal;
+      return mcp::success_outcome(std::move(out));
+    };
+    catalog.add(echo);
+    mcp::tool_spec slow = echo;
+    slow.name = "slow";
+    slow.run = [this](const json::object&, call_context& ctx,
+                      const std::shared_ptr<mcp::cancellation>& cancel) {
+      slow_started.set_value();
+      std::unique_lock<std::mutex> lock{cancel->mutex()};
+      cancel->condition().wait_for(lock, std::chrono::seconds{10}, [&] {
+        return cancel->cancelled_locked();
+      });
+      slow_saw_cancel = cancel->cancelled_locked();
+      return mcp::error_outcome(make_failure(ec::cancelled, "cancelled"),
+                                ctx.correlation_id);
+    };
+    catalog.add(slow);
+    endpoint = std::make_unique<mcp::endpoint>(options, catalog);
+  }
+
+  mcp::http_reply post(const std::string& body,
+                       std::vector<std::pair<std::string, std::string>>
+                         extra = {},
+                       const std::string& session = {}) {
+    mcp::http_request request;
+    request.method = "POST";
+    request.headers = {{"host", "127.0.0.1:8080"},
+                       {"content-type", "application/json"},
+                       {"accept", "application/json, text/event-stream"}};
+    if (!session.empty())
+      request.headers.emplace_back("mcp-session-id", session);
+    for (auto& [name, value] : extra) {
+      auto it = std::find_if(request.headers.begin(), request.headers.end(),
+                             [&](const auto& h) { return h.first == name; });
+      if (it != request.headers.end())
+        it->second = value;
+      else
+        request.headers.emplace_back(name, value);
+    }
+    request.body = body;
+    return endpoint->handle(request);
+  }
+
+  std::string initialize(const std::string& version = "2025-11-25") {
+    auto reply = post(R"({"jsonrpc":"2.0","id":0,"method":"initialize",
+      "params":{"protocolVersion":")"
+                      + version + R"(","capabilities":{},
+      "clientInfo":{"name":"t","version":"1"}}})");
+    REQUIRE(reply.status == 200);
+    for (const auto& [name, value] : reply.headers)
+      if (name == "Mcp-Session-Id")
+        return value;
+    FAIL("no session id");
+    return {};
+  }
+
+  json::object rpc(const std::string& session, const std::string& method,
+                   const std::string& params = "{}", int id = 1) {
+    auto reply = post(R"({"jsonrpc":"2.0","id":)" + std::to_string(id)
+                        + R"(,"method":")" + method + R"(","params":)"
+                        + params + "}",
+                      {}, session);
+    INFO(reply.body);
+    REQUIRE(reply.status == 200);
+    REQUIRE(reply.content_type == "application/json");
+    return json::parse(reply.body).as_object();
+  }
+};
+
+int error_code(const mcp::http_reply& reply) {
+  return static_cast<int>(
+    json::parse(reply.body).at("error").at("code").as_int64());
+}
+
+} // namespace
+
+TEST_CASE_METHOD(endpoint_fixture, "initialize negotiates the version",
+                 "[mcp][lifecycle]") {
+  for (auto version : {"2025-11-25", "2025-06-18", "2025-03-26"}) {
+    auto reply = post(std::string{R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":")"}
+                      + version + R"(","capabilities":{}}})");
+    REQUIRE(reply.status == 200);
+    auto result = json::parse(reply.body).at("result");
+    CHECK(result.at("protocolVersion").as_string() == version);
+    CHECK(result.at("capabilities").as_object().contains("tools"));
+    CHECK(result.at("serverInfo").at("name").as_string() == "transitd");
+  }
+  // A version we do not speak: we offer our latest.
+  auto reply = post(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{}}})");
+  CHECK(json::parse(reply.body).at("result").at("protocolVersion").as_string()
+        == "2025-11-25");
+  // initialize never needs the version header, even a bad one.
+  auto lenient = post(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})",
+                      {{"mcp-protocol-version", "bogus"}});
+  CHECK(lenient.status == 200);
+  auto missing = post(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{}})");
+  CHECK(error_code(missing) == -32602);
+}
+
+TEST_CASE_METHOD(endpoint_fixture, "session ids are secure and distinct",
+                 "[mcp][sessions]") {
+  auto a = initialize();
+  auto b = initialize();
+  CHECK(a.size() == 64);
+  CHECK(a.find_first_not_of("0123456789abcdef") == std::string::npos);
+  CHECK(a != b);
+  CHECK(endpoint->session_count() == 2);
+}
+
+TEST_CASE_METHOD(endpoint_fixture, "session rules: missing 400, unknown 404",
+                 "[mcp][sessions]") {
+  auto ping = R"({"jsonrpc":"2.0","id":1,"method":"ping"})";
+  CHECK(post(ping).status == 400);
+  CHECK(post(ping, {}, "not-a-session").status == 404);
+  auto session = initialize();
+  auto ok = post(ping, {}, session);
+  CHECK(ok.status == 200);
+  CHECK(json::parse(ok.body).at("result").as_object().empty());
+  // Notifications belong to the session too.
+  CHECK(post(R"({"jsonrpc":"2.0","method":"notifications/initialized"})")
+          .status
+        == 400);
+}
+
+TEST_CASE_METHOD(endpoint_fixture, "DELETE ends a session",
+                 "[mcp][sessions]") {
+  auto session = initialize();
+  mcp::http_request del;
+  del.method = "DELETE";
+  del.headers = {{"host", "localhost:8080"}, {"mcp-session-id", session}};
+  CHECK(endpoint->handle(del).status == 200);
+  CHECK(post(R"({"jsonrpc":"2.0","id":1,"method":"ping"})", {}, session)
+          .status
+        == 404);
+  CHECK(endpoint->handle(del).status == 404);
+  del.headers = {{"host", "localhost:8080"}};
+  CHECK(endpoint->handle(del).status == 400);
+}
+
+TEST_CASE_METHOD(endpoint_fixture, "MCP-Protocol-Version is checked",
+                 "[mcp][version]") {
+  auto session = initialize();
+  auto ping = R"({"jsonrpc":"2.0","id":1,"method":"ping"})";
+  CHECK(post(ping, {{"mcp-protocol-version", "2025-11-25"}}, session).status
+        == 200);
+  CHECK(post(ping, {{"mcp-protocol-version", "2025-03-26"}}, session).status
+        == 200);
+  auto bad = post(ping, {{"mcp-protocol-version", "1.0"}}, session);
+  CHECK(bad.status == 400);
+  CHECK_THAT(bad.body, Catch::Contains("MCP-Protocol-Version"));
+  // Missing: assumed 2025-03-26, accepted.
+  CHECK(post(ping, {}, session).status == 200);
+}
+
+TEST_CASE_METHOD(endpoint_fixture, "Host and Origin are checked",
+                 "[mcp][security]") {
+  auto body = R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})";
+  CHECK(post(body, {{"host", "evil.example:8080"}}).status == 403);
+  CHECK(post(body, {{"origin", "https://evil.example"}}).status == 403);
+  CHECK(post(body, {{"origin", "null"}}).status == 403);
+  CHECK(post(body, {{"origin", "http://localhost:3000"}}).status == 200);
+  CHECK(post(body, {{"host", "[::1]:8080"}}).status == 200);
+  CHECK(post(body, {{"host", "LOCALHOST"}}).status == 200);
+  mcp::http_request no_host;
+  no_host.method = "POST";
+  no_host.body = body;
+  no_host.headers = {{"content-type", "application/json"}};
+  CHECK(endpoint->handle(no_host).status == 400);
+}
+
+TEST_CASE("allowed hosts are configurable", "[mcp][security]") {
+  mcp::endpoint_options options;
+  options.allowed_hosts = {"transit.example"};
+  endpoint_fixture f{options};
+  auto body = R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})";
+  CHECK(f.post(body).status == 403); // 127.0.0.1 no longer allowed
+  CHECK(f.post(body, {{"host", "transit.example"}}).status == 200);
+}
+
+TEST_CASE_METHOD(endpoint_fixture, "malformed bodies: 400, 415, 413",
+                 "[mcp][http]") {
+  auto parse = post("{not json");
+  CHECK(parse.status == 400);
+  CHECK(error_code(parse) == -32700);
+  auto batch = post(R"([{"jsonrpc":"2.0","id":1,"method":"ping"}])");
+  CHECK(batch.status == 400);
+  CHECK(error_code(batch) == -32600);
+  auto scalar = post("42");
+  CHECK(scalar.status == 400);
+  CHECK(error_code(scalar) == -32600);
+  auto envelope = post(R"({"id":1,"method":"ping"})");
+  CHECK(envelope.status == 400);
+  CHECK(error_code(envelope) == -32600);
+  CHECK(post("{}", {{"content-type", "text/plain"}}).status == 415);
+  CHECK(post("{}", {{"content-type", "application/json; charset=utf-8"}})
+          .status
+        == 400); // accepted media type; the body is the problem
+  mcp::endpoint_options small;
+  small.max_body_bytes = 64;
+  endpoint_fixture tiny{small};
+  CHECK(tiny.post(std::string(100, ' ')).status == 413);
+}
+
+TEST_CASE_METHOD(endpoint_fixture,
+                 "notifications and responses get 202 with no body",
+                 "[mcp][http]") {
+  auto session = initialize();
+  auto note = post(R"({"jsonrpc":"2.0","method":"notifications/initialized"})",
+                   {}, session);
+  CHECK(note.status == 202);
+  CHECK(note.body.empty());
+  auto response = post(R"({"jsonrpc":"2.0","id":5,"result":{}})", {},
+                       session);
+  CHECK(response.status == 202);
+  CHECK(response.body.empty());
+}
+
+TEST_CASE_METHOD(endpoint_fixture, "GET is 405: no server-initiated stream",
+                 "[mcp][http]") {
+  mcp::http_request get;
+  get.method = "GET";
+  get.headers = {{"host", "localhost"}, {"accept", "text/event-stream"}};
+  auto reply = endpoint->handle(get);
+  CHECK(reply.status == 405);
+}
+
+TEST_CASE_METHOD(endpoint_fixture, "tools/list paginates with a cursor",
+                 "[mcp][tools]") {
+  mcp::endpoint_options options;
+  options.tools_page_size = 1;
+  endpoint_fixture paged{options};
+  auto session = paged.initialize();
+  auto first = paged.rpc(session, "tools/list");
+  const auto& page1 = first.at("result").as_object();
+  REQUIRE(page1.at("tools").as_array().size() == 1);
+  CHECK(page1.at("tools").at(0).at("name").as_string() == "echo");
+  auto cursor = std::string{page1.at("nextCursor").as_string()};
+  auto second = paged.rpc(session, "tools/list",
+                          R"({"cursor":")" + cursor + R"("})");
+  const auto& page2 = second.at("result").as_object();
+  CHECK(page2.at("tools").at(0).at("name").as_string() == "slow");
+  CHECK_FALSE(page2.contains("nextCursor"));
+  auto bad = paged.rpc(session, "tools/list", R"({"cursor":"zzz"})");
+  CHECK(bad.at("error").at("code").as_int64() == -32602);
+  // Without pagination every tool fits one page.
+  auto all = rpc(initialize(), "tools/list");
+  CHECK(all.at("result").at("tools").as_array().size() == 2);
+  CHECK_FALSE(all.at("result").as_object().contains("nextCursor"));
+}
+
+TEST_CASE_METHOD(endpoint_fixture, "tools/call results follow D2",
+                 "[mcp][tools]") {
+  auto session = initialize();
+  auto ok = rpc(session, "tools/call",
+                R"({"name":"echo","arguments":{"x":1}})");
+  const auto& result = ok.at("result").as_object();
+  CHECK_FALSE(result.at("isError").as_bool());
+  const auto& content = result.at("structuredContent").as_object();
+  CHECK(content.at("x").as_int64() == 1);
+  CHECK(content.at("correlationId").as_string().size() == 36);
+  // Without authentication the principal is the session (D17).
+  CHECK(content.at("principal").as_string() == session);
+  auto text = result.at("content").at(0).at("text").as_string();
+  CHECK(json::parse(text) == json::value(content));
+
+  auto failed = rpc(session, "tools/call",
+                    R"({"name":"echo","arguments":{"fail":true}})");
+  const auto& error_result = failed.at("result").as_object();
+  CHECK(error_result.at("isError").as_bool());
+  CHECK_FALSE(error_result.contains("structuredContent"));
+  auto error = json::parse(error_result.at("content").at(0).at("text")
+                             .as_string());
+  CHECK(error.at("error").at("code").as_string() == "validation-error");
+  CHECK(error.at("error").at("correlationId").as_string().size() == 36);
+}
+
+TEST_CASE_METHOD(endpoint_fixture, "protocol errors are JSON-RPC errors",
+                 "[mcp][tools]") {
+  auto session = initialize();
+  CHECK(rpc(session, "tools/call", R"({"name":"nope"})")
+          .at("error").at("code").as_int64()
+        == -32602);
+  CHECK(rpc(session, "tools/call", R"({})").at("error").at("code").as_int64()
+        == -32602);
+  CHECK(rpc(session, "tools/call", R"({"name":"echo","arguments":[1]})")
+          .at("error").at("code").as_int64()
+        == -32602);
+  CHECK(rpc(session, "resources/list").at("error").at("code").as_int64()
+        == -32601);
+}
+
+TEST_CASE_METHOD(endpoint_fixture,
+                 "a progress token turns the reply into an SSE stream",
+                 "[mcp][tools][sse]") {
+  auto session = initialize();
+  auto reply = post(R"({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","arguments":{},"_meta":{"progressToken":"p1"}}})",
+                    {}, session);
+  REQUIRE(reply.status == 200);
+  CHECK(reply.content_type == "text/event-stream");
+  auto progress = reply.body.find("notifications/progress");
+  auto result = reply.body.find("\"result\"");
+  REQUIRE(progress != std::string::npos);
+  REQUIRE(result != std::string::npos);
+  CHECK(progress < result);
+  CHECK_THAT(reply.body, Catch::Contains("\"progressToken\":\"p1\""));
+}
+
+TEST_CASE_METHOD(endpoint_fixture, "logging/setLevel validates the level",
+                 "[mcp][logging]") {
+  auto session = initialize();
+  CHECK(rpc(session, "logging/setLevel", R"({"level":"debug"})")
+          .contains("result"));
+  CHECK(rpc(session, "logging/setLevel", R"({"level":"loud"})")
+          .at("error").at("code").as_int64()
+        == -32602);
+}
+
+TEST_CASE_METHOD(endpoint_fixture,
+                 "notifications/cancelled stops the call and sends no reply",
+                 "[mcp][cancel]") {
+  auto session = initialize();
+  auto call = std::async(std::launch::async, [&] {
+    return post(R"({"jsonrpc":"2.0","id":"long-1","method":"tools/call","params":{"name":"slow","arguments":{}}})",
+                {}, session);
+  });
+  slow_started.get_future().wait();
+  auto cancel = post(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"long-1","reason":"user"}})",
+                     {}, session);
+  CHECK(cancel.status == 202);
+  REQUIRE(call.wait_for(std::chrono::seconds{5})
+          == std::future_status::ready);
+  auto reply = call.get();
+  CHECK(slow_saw_cancel);
+  // The stream closes without a JSON-RPC response.
+  CHECK(reply.body.find("\"result\"") == std::string::npos);
+  CHECK(reply.body.find("\"error\"") == std::string::npos);
+}
+
+TEST_CASE("the session cap evicts the least recently used idle session",
+          "[mcp][sessions]") {
+  mcp::endpoint_options options;
+  options.max_sessions = 2;
+  endpoint_fixture f{options};
+  auto a = f.initialize();
+  std::this_thread::sleep_for(std::chrono::milliseconds{2});
+  auto b = f.initialize();
+  std::this_thread::sleep_for(std::chrono::milliseconds{2});
+  auto c = f.initialize();
+  CHECK(f.endpoint->session_count() == 2);
+  auto ping = R"({"jsonrpc":"2.0","id":1,"method":"ping"})";
+  CHECK(f.post(ping, {}, a).status == 404);
+  CHECK(f.post(ping, {}, b).status == 200);
+  CHECK(f.post(ping, {}, c).status == 200);
+}
