@@ -152,3 +152,41 @@ TEST_CASE("every field the query selects exists in the HSL schema",
                      "shortName: String", "gtfsId: String!"})
     CHECK_THAT(schema, Catch::Contains(field));
 }
+
+TEST_CASE("stop times shaped like OTP's own test expectations parse",
+          "[digitransit][parser]") {
+  // OTP's realtime-trip expectation lists stoptimes {stop, scheduledDeparture,
+  // realtimeDeparture}; under a stop they come with serviceDay and route.
+  auto expected = json::parse(
+    fixture("digitransit-routing/otp-test-expectations/"
+            "realtime-trip.response.json"));
+  const auto& stoptimes
+    = expected.at("data").at("replacementTrip").at("stoptimes").as_array();
+  json::array enriched;
+  for (const auto& item : stoptimes) {
+    auto st = item.as_object();
+    st["serviceDay"] = 1704060000; // 2024-01-01 00:00 +02:00
+    st["realtime"] = true;
+    st["realtimeState"] = "UPDATED";
+    st["trip"] = json::object{
+      {"route", json::object{{"shortName", "R"}, {"mode", "RAIL"}}}};
+    enriched.push_back(std::move(st));
+  }
+  json::object body{
+    {"data",
+     json::object{{"stop", json::object{{"gtfsId", "F:Stop_0"},
+                                        {"stoptimes", enriched}}}}}};
+  auto parsed = digitransit::parse_departures(json::serialize(body),
+                                              "F:Stop_0", 0);
+  REQUIRE(parsed);
+  REQUIRE(parsed->stop_times.size() == stoptimes.size());
+  for (std::size_t i = 0; i < stoptimes.size(); ++i) {
+    const auto& source = stoptimes[i].as_object();
+    const auto& t = parsed->stop_times[i];
+    CHECK(t.scheduled_departure
+          == 1704060000 + source.at("scheduledDeparture").as_int64());
+    CHECK(t.realtime_departure
+          == 1704060000 + source.at("realtimeDeparture").as_int64());
+    CHECK(t.mode == transit_mode::rail);
+  }
+}
