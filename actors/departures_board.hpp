@@ -18,12 +18,14 @@ struct departures_board_options {
 struct departures_board_state {
   static inline const char* name = "departures_board";
   timetable_actor timetable;
+  variable_store_actor variable_store;
   departures_board_options options;
 };
 
 departures_board_actor::behavior_type departures_board(
   departures_board_actor::stateful_pointer<departures_board_state> self,
-  timetable_actor timetable, departures_board_options options);
+  timetable_actor timetable, variable_store_actor variable_store,
+  departures_board_options options);
 
 /// Milliseconds left until the call's deadline, else `fallback_ms`; never
 /// below 1.

@@ -13,6 +13,7 @@ namespace transitd {
 
 engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   engine result;
+  result.variable_store = spawn_variable_store(system, config.variables);
   http_client_pool routing_pool{system, config.http_workers_per_upstream};
   result.http_clients = routing_pool.workers();
   result.timetable = system.spawn(digitransit_routing,
@@ -25,8 +26,10 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
       {"demo-data", "answered from the built-in demo upstream, not live "
                     "data; configure DIGITRANSIT_API_KEY for real data"});
   result.departures_board = system.spawn(departures_board, result.timetable,
+                                         result.variable_store,
                                          std::move(board));
-  result.router = system.spawn(tool_router, result.departures_board);
+  result.router = system.spawn(tool_router, result.departures_board,
+                               result.variable_store);
   return result;
 }
 
@@ -38,6 +41,7 @@ void engine::shutdown() {
   stop(router);
   stop(departures_board);
   stop(timetable);
+  stop(variable_store);
   for (const auto& worker : http_clients)
     stop(worker);
 }

@@ -15,12 +15,15 @@
 #include <caf/fwd.hpp>
 
 #include "actors/interfaces.hpp"
+#include "actors/variable_store.hpp"
 #include "providers/digitransit_routing_actor.hpp"
 
 namespace transitd {
 
 struct engine_config {
   digitransit_routing_options digitransit_routing;
+  /// Saved variables; ":memory:" keeps them only for the process's life.
+  variable_store_options variables;
   /// Detached HTTP workers per upstream (its maximum concurrency).
   std::size_t http_workers_per_upstream = 8;
   /// Upper bound on one tool call when the caller sets no deadline.
@@ -35,6 +38,7 @@ struct engine {
   tool_router_actor router;
   departures_board_actor departures_board;
   timetable_actor timetable;
+  variable_store_actor variable_store;
   std::vector<http_client_actor> http_clients;
 
   /// Sends exit messages front to back (router first, HTTP workers last),
@@ -42,6 +46,7 @@ struct engine {
   void shutdown();
 };
 
+/// Throws std::runtime_error when the variable store cannot be opened.
 engine spawn_engine(caf::actor_system& system, const engine_config& config);
 
 } // namespace transitd

@@ -23,6 +23,21 @@ using timetable_actor = caf::typed_actor<
   // unknown stop, upstream-* / network-error / rate-limited otherwise.
   caf::replies_to<stop_departures_query>::with<stop_departures>>;
 
+/// VARIABLE_STORE: the principals' saved variables in SQLite (WAL; every
+/// write committed before the reply). Runs detached: disk I/O never blocks
+/// the scheduler. Every message names its principal; no call sees another
+/// principal's variables.
+using variable_store_actor = caf::typed_actor<
+  // Insert or replace one variable; validation_error for a bad value.
+  caf::replies_to<save_variable_request>::with<save_variable_reply>,
+  // All of the principal's variables, or the one under `key`.
+  caf::replies_to<get_variables_request>::with<get_variables_reply>,
+  // Delete one; `deleted` is false when there was none.
+  caf::replies_to<delete_variable_request>::with<delete_variable_reply>,
+  // For tools: the variable behind a label; validation_error naming the
+  // label when there is none.
+  caf::replies_to<resolve_label>::with<user_variable>>;
+
 /// DEPARTURES_BOARD: the get_departures tool. Validates the request, asks
 /// TIMETABLE and applies the contract's business rules.
 using departures_board_actor = caf::typed_actor<
@@ -33,6 +48,12 @@ using departures_board_actor = caf::typed_actor<
 /// request to its tool actor.
 using tool_router_actor = caf::typed_actor<
   // get_departures, answered by DEPARTURES_BOARD.
-  caf::replies_to<get_departures_request>::with<get_departures_reply>>;
+  caf::replies_to<get_departures_request>::with<get_departures_reply>,
+  // save_user_variable, answered by VARIABLE_STORE.
+  caf::replies_to<save_variable_request>::with<save_variable_reply>,
+  // get_user_variables, answered by VARIABLE_STORE.
+  caf::replies_to<get_variables_request>::with<get_variables_reply>,
+  // delete_user_variable, answered by VARIABLE_STORE.
+  caf::replies_to<delete_variable_request>::with<delete_variable_reply>>;
 
 } // namespace transitd

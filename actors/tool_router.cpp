@@ -17,12 +17,26 @@ void stamp(call_context& context) {
 
 tool_router_actor::behavior_type
 tool_router(tool_router_actor::stateful_pointer<tool_router_state> self,
-            departures_board_actor departures_board) {
+            departures_board_actor departures_board,
+            variable_store_actor variable_store) {
   self->state.departures_board = std::move(departures_board);
+  self->state.variable_store = std::move(variable_store);
+  auto route = [self](auto& target, auto& request) {
+    stamp(request.context);
+    return self->delegate(target, std::move(request));
+  };
   return {
-    [self](get_departures_request& request) {
-      stamp(request.context);
-      return self->delegate(self->state.departures_board, std::move(request));
+    [self, route](get_departures_request& request) {
+      return route(self->state.departures_board, request);
+    },
+    [self, route](save_variable_request& request) {
+      return route(self->state.variable_store, request);
+    },
+    [self, route](get_variables_request& request) {
+      return route(self->state.variable_store, request);
+    },
+    [self, route](delete_variable_request& request) {
+      return route(self->state.variable_store, request);
     },
   };
 }

@@ -9,11 +9,13 @@ namespace transitd {
 struct tool_router_state {
   static inline const char* name = "tool_router";
   departures_board_actor departures_board;
+  variable_store_actor variable_store;
 };
 
 tool_router_actor::behavior_type
 tool_router(tool_router_actor::stateful_pointer<tool_router_state> self,
-            departures_board_actor departures_board);
+            departures_board_actor departures_board,
+            variable_store_actor variable_store);
 
 /// Fills in a correlation id and the receive time when the caller (an
 /// embedding application) left them empty.

@@ -11,6 +11,7 @@
 #include "messages/departures.hpp"
 #include "messages/error.hpp"
 #include "messages/http.hpp"
+#include "messages/variables.hpp"
 
 CAF_ERROR_CODE_ENUM(transitd::ec, "transitd")
 
@@ -60,4 +61,12 @@ CAF_BEGIN_TYPE_ID_BLOCK(transitd, TRANSITD_TYPE_ID_OFFSET)
   CAF_ADD_TYPE_ID(transitd, (transitd::stop_time))
   CAF_ADD_TYPE_ID(transitd, (transitd::http_call))
   CAF_ADD_TYPE_ID(transitd, (transitd::http_response))
+  CAF_ADD_TYPE_ID(transitd, (transitd::user_variable))
+  CAF_ADD_TYPE_ID(transitd, (transitd::save_variable_request))
+  CAF_ADD_TYPE_ID(transitd, (transitd::save_variable_reply))
+  CAF_ADD_TYPE_ID(transitd, (transitd::get_variables_request))
+  CAF_ADD_TYPE_ID(transitd, (transitd::get_variables_reply))
+  CAF_ADD_TYPE_ID(transitd, (transitd::delete_variable_request))
+  CAF_ADD_TYPE_ID(transitd, (transitd::delete_variable_reply))
+  CAF_ADD_TYPE_ID(transitd, (transitd::resolve_label))
 CAF_END_TYPE_ID_BLOCK(transitd)

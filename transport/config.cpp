@@ -26,6 +26,9 @@ const option_spec options[] = {
   {"tfl-url", "URL", "TfL API base (default https://api.tfl.gov.uk)"},
   {"tfl-station-data", "DIR", "TfL 'station data detailed' directory"},
   {"config", "FILE", "read settings from FILE (key = value lines)"},
+  {"data-dir", "DIR",
+   "where saved variables live (default ~/.local/share/transitd; "
+   "':memory:' keeps nothing)"},
   {"demo", nullptr,
    "serve from the built-in mock upstream (every result says demo-data)"},
   {"http-threads", "N", "HTTP worker threads (default 128)"},
@@ -111,6 +114,10 @@ std::optional<failure> apply(daemon_config& cfg, const std::string& key,
     if (value.empty())
       return bad(where, "needs a directory");
     cfg.tfl_station_data = value;
+  } else if (key == "data-dir") {
+    if (value.empty())
+      return bad(where, "needs a directory");
+    cfg.data_dir = value;
   } else if (key == "demo") {
     if (value == "true" || value == "1" || value == "yes")
       cfg.demo = true;
@@ -292,6 +299,18 @@ outcome<std::string> read_text_file(const std::string& path) {
   std::ostringstream out;
   out << in.rdbuf();
   return out.str();
+}
+
+std::string variable_store_path(const daemon_config& config,
+                                const env_lookup& env) {
+  if (config.data_dir == ":memory:")
+    return ":memory:";
+  auto dir = config.data_dir;
+  if (dir.empty()) {
+    auto home = env("HOME");
+    dir = home ? *home + "/.local/share/transitd" : "transitd-data";
+  }
+  return dir + "/variables.sqlite3";
 }
 
 bool routing_uses_demo(const daemon_config& config) {

@@ -44,6 +44,9 @@ struct daemon_config {
   std::size_t http_workers = 16;
   std::size_t gateway_shards = 2;
   std::size_t scheduler_threads = 2;
+  /// Directory of the variable store; empty = ~/.local/share/transitd;
+  /// ":memory:" keeps nothing on disk.
+  std::string data_dir;
   // Logs.
   std::string log_level = "info";
 };
@@ -68,6 +71,11 @@ std::string config_usage();
 
 /// Reads a whole file; a failure names the path.
 outcome<std::string> read_text_file(const std::string& path);
+
+/// The SQLite path for the variable store: ":memory:", or
+/// DATA_DIR/variables.sqlite3 (DATA_DIR defaulting from $HOME).
+std::string variable_store_path(const daemon_config& config,
+                                const env_lookup& env);
 
 /// Whether the routing provider runs on the embedded mock: --demo without
 /// an explicit URL, or neither a key nor an explicit URL.

@@ -4,6 +4,7 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -42,14 +43,12 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   std::vector<std::string> args(argv + 1, argv + argc);
-  auto parsed = parse_config(
-    args,
-    [](const std::string& name) -> std::optional<std::string> {
-      if (const char* v = std::getenv(name.c_str()); v != nullptr && *v)
-        return std::string{v};
-      return std::nullopt;
-    },
-    read_text_file);
+  env_lookup env = [](const std::string& name) -> std::optional<std::string> {
+    if (const char* v = std::getenv(name.c_str()); v != nullptr && *v)
+      return std::string{v};
+    return std::nullopt;
+  };
+  auto parsed = parse_config(args, env, read_text_file);
   if (!parsed) {
     std::cerr << "transitd: " << parsed.error().message << "\n"
               << "run 'transitd --help' for the options\n";
@@ -98,7 +97,25 @@ int main(int argc, char** argv) {
   engine_cfg.http_workers_per_upstream = cfg.http_workers;
   engine_cfg.tool_timeout_ms = cfg.tool_timeout_ms;
   engine_cfg.demo = routing_demo;
-  auto engine = spawn_engine(system, engine_cfg);
+  engine_cfg.variables.path = variable_store_path(cfg, env);
+  if (engine_cfg.variables.path != ":memory:") {
+    std::error_code ec;
+    std::filesystem::create_directories(
+      std::filesystem::path{engine_cfg.variables.path}.parent_path(), ec);
+    if (ec) {
+      std::cerr << "transitd: cannot create the data directory for "
+                << engine_cfg.variables.path << ": " << ec.message() << "\n";
+      return 1;
+    }
+  }
+  engine engine;
+  try {
+    engine = spawn_engine(system, engine_cfg);
+  } catch (const std::exception& ex) {
+    std::cerr << "transitd: " << ex.what() << "\n";
+    return 1;
+  }
+  spdlog::info("saved variables: {}", engine_cfg.variables.path);
 
   gateway gw{system, engine.router, cfg.gateway_shards};
   auto catalog = mcp::make_tool_catalog(gw);

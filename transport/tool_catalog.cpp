@@ -58,9 +58,9 @@ json::object tool_catalog::definition(const tool_spec& spec) {
   json::object annotations;
   annotations["title"] = spec.title;
   annotations["readOnlyHint"] = spec.read_only;
-  annotations["destructiveHint"] = false;
-  annotations["idempotentHint"] = spec.read_only;
-  annotations["openWorldHint"] = spec.read_only;
+  annotations["destructiveHint"] = spec.destructive;
+  annotations["idempotentHint"] = spec.idempotent;
+  annotations["openWorldHint"] = spec.open_world;
   json::object out;
   out["name"] = spec.name;
   out["title"] = spec.title;

@@ -73,8 +73,12 @@ struct tool_spec {
   std::string description;
   boost::json::object input_schema;
   boost::json::object output_schema;
-  /// false for tools that write (the variable store); sets the hints (D3).
+  // MCP tool annotations (D3): transit tools are read-only and open-world;
+  // the variable-store tools work on the caller's own data.
   bool read_only = true;
+  bool open_world = true;
+  bool destructive = false;
+  bool idempotent = true;
   tool_function run;
 };
 

@@ -1,6 +1,7 @@
 #include "transport/tools.hpp"
 
 #include "transport/departures_json.hpp"
+#include "transport/variables_json.hpp"
 
 namespace json = boost::json;
 
@@ -33,6 +34,18 @@ tool_catalog make_tool_catalog(gateway& gw) {
   departures.run = make_runner<get_departures_request, get_departures_reply>(
     gw, parse_get_departures);
   catalog.add(std::move(departures));
+  auto save = save_user_variable_spec();
+  save.run = make_runner<save_variable_request, save_variable_reply>(
+    gw, parse_save_user_variable);
+  catalog.add(std::move(save));
+  auto get = get_user_variables_spec();
+  get.run = make_runner<get_variables_request, get_variables_reply>(
+    gw, parse_get_user_variables);
+  catalog.add(std::move(get));
+  auto del = delete_user_variable_spec();
+  del.run = make_runner<delete_variable_request, delete_variable_reply>(
+    gw, parse_delete_user_variable);
+  catalog.add(std::move(del));
   return catalog;
 }
 

@@ -57,6 +57,36 @@ timetable_actor::behavior_type silent_timetable() {
   };
 }
 
+/// A VARIABLE_STORE stand-in: "work" is a stop, "home" a location.
+variable_store_actor::behavior_type scripted_store() {
+  auto nothing = [] { return make_error(ec::internal_error, "not scripted"); };
+  return {
+    [nothing](const save_variable_request&)
+      -> caf::result<save_variable_reply> { return nothing(); },
+    [nothing](const get_variables_request&)
+      -> caf::result<get_variables_reply> { return nothing(); },
+    [nothing](const delete_variable_request&)
+      -> caf::result<delete_variable_reply> { return nothing(); },
+    [](const resolve_label& request) -> caf::result<user_variable> {
+      user_variable v;
+      v.key = request.key;
+      if (request.key == "work") {
+        v.type = variable_type::stop;
+        v.stop_id = "HSL:2222";
+        return v;
+      }
+      if (request.key == "home") {
+        v.type = variable_type::location;
+        v.lat = 60.17;
+        v.lon = 24.94;
+        return v;
+      }
+      return make_error(ec::validation_error,
+                        "unknown label \"" + request.key + "\"");
+    },
+  };
+}
+
 get_departures_request valid_request() {
   get_departures_request r;
   r.context.correlation_id = "11111111-1111-4111-8111-111111111111";
@@ -71,7 +101,8 @@ struct fixture : test::deterministic_fixture {
   departures_board_actor board(caf::error fail_with = {},
                                departures_board_options options = {}) {
     auto timetable = sys.spawn(scripted_timetable, counter, fail_with);
-    return sys.spawn(departures_board, timetable, options);
+    return sys.spawn(departures_board, timetable, sys.spawn(scripted_store),
+                     options);
   }
 };
 
@@ -116,19 +147,34 @@ TEST_CASE_METHOD(fixture, "invalid requests never reach the timetable",
   CHECK(*counter == 0);
 }
 
-TEST_CASE_METHOD(fixture, "labels answer a clear validation error",
-                 "[departures_board][actor][validation]") {
+TEST_CASE_METHOD(fixture, "a stop label resolves through the store (D16)",
+                 "[departures_board][actor][labels]") {
   auto b = board();
   auto r = valid_request();
-  r.stop = {stop_ref::kind::label, "home"};
+  r.stop = {stop_ref::kind::label, "work"};
   self->send(b, r);
   sched.run();
-  self->receive([&](get_departures_reply&) { FAIL("expected an error"); },
-                [&](caf::error& err) {
-                  auto f = to_failure(err);
-                  CHECK(f.code == ec::validation_error);
-                  CHECK_THAT(f.message, Catch::Contains("home"));
-                });
+  self->receive(
+    [&](get_departures_reply& reply) { CHECK(reply.stop_id == "HSL:2222"); },
+    [&](caf::error& err) { FAIL(caf::to_string(err)); });
+  CHECK(*counter == 1);
+}
+
+TEST_CASE_METHOD(fixture, "wrong-typed and unknown labels name the label",
+                 "[departures_board][actor][labels][validation]") {
+  auto b = board();
+  for (std::string label : {"home", "nowhere"}) {
+    auto r = valid_request();
+    r.stop = {stop_ref::kind::label, label};
+    self->send(b, r);
+    sched.run();
+    self->receive([&](get_departures_reply&) { FAIL("expected an error"); },
+                  [&](caf::error& err) {
+                    auto f = to_failure(err);
+                    CHECK(f.code == ec::validation_error);
+                    CHECK_THAT(f.message, Catch::Contains(label));
+                  });
+  }
   CHECK(*counter == 0);
 }
 
@@ -150,7 +196,8 @@ TEST_CASE_METHOD(fixture, "a silent timetable ends in upstream-timeout",
   departures_board_options options;
   options.timeout_ms = 600000; // ten minutes of virtual time
   auto silent = sys.spawn(silent_timetable);
-  auto b = sys.spawn(departures_board, silent, options);
+  auto b = sys.spawn(departures_board, silent, sys.spawn(scripted_store),
+                     options);
   self->send(b, valid_request());
   sched.run();
   // Nothing yet: the board waits for its timetable.

@@ -23,12 +23,43 @@ departures_board_actor::behavior_type echo_board() {
   };
 }
 
+/// A VARIABLE_STORE that answers every call with an empty reply.
+variable_store_actor::behavior_type empty_store() {
+  return {
+    [](const save_variable_request& r) {
+      return save_variable_reply{r.variable, false, r.context.correlation_id};
+    },
+    [](const get_variables_request& r) {
+      return get_variables_reply{{}, r.context.correlation_id};
+    },
+    [](const delete_variable_request& r) {
+      return delete_variable_reply{r.key, false, r.context.correlation_id};
+    },
+    [](const resolve_label&) -> caf::result<user_variable> {
+      return make_error(ec::validation_error, "none");
+    },
+  };
+}
+
 } // namespace
+
+TEST_CASE_METHOD(test::deterministic_fixture,
+                 "the router sends variable calls to the store, stamped",
+                 "[tool_router][actor]") {
+  auto router = sys.spawn(tool_router, sys.spawn(echo_board),
+                          sys.spawn(empty_store));
+  self->send(router, get_variables_request{});
+  sched.run();
+  self->receive([&](get_variables_reply& reply) {
+    CHECK(reply.correlation_id.size() == 36);
+  });
+}
 
 TEST_CASE_METHOD(test::deterministic_fixture,
                  "the router stamps calls that arrive without an id",
                  "[tool_router][actor]") {
-  auto router = sys.spawn(tool_router, sys.spawn(echo_board));
+  auto router = sys.spawn(tool_router, sys.spawn(echo_board),
+                          sys.spawn(empty_store));
   get_departures_request r;
   r.stop = {stop_ref::kind::id, "HSL:1"};
   self->send(router, r);
@@ -43,7 +74,8 @@ TEST_CASE_METHOD(test::deterministic_fixture,
 TEST_CASE_METHOD(test::deterministic_fixture,
                  "the router keeps an id the caller chose",
                  "[tool_router][actor]") {
-  auto router = sys.spawn(tool_router, sys.spawn(echo_board));
+  auto router = sys.spawn(tool_router, sys.spawn(echo_board),
+                          sys.spawn(empty_store));
   get_departures_request r;
   r.context.correlation_id = "mine";
   r.context.received_ms = 42;

@@ -82,6 +82,8 @@ TEST_CASE("tool definitions carry schemas and hints (D3)", "[tool_catalog]") {
   CHECK(def.at("annotations").at("readOnlyHint").as_bool());
   CHECK(def.at("annotations").at("openWorldHint").as_bool());
   spec.read_only = false;
+  spec.open_world = false;
   def = mcp::tool_catalog::definition(spec);
   CHECK_FALSE(def.at("annotations").at("readOnlyHint").as_bool());
+  CHECK_FALSE(def.at("annotations").at("openWorldHint").as_bool());
 }

@@ -1,0 +1,351 @@
+#include "actors/variable_store.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include <caf/actor_system.hpp>
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <spdlog/spdlog.h>
+#include <sqlite3.h>
+
+#include "messages/time.hpp"
+
+namespace transitd {
+
+std::optional<failure> validate(const user_variable& v) {
+  auto bad = [](std::string message) {
+    return make_failure(ec::validation_error, std::move(message));
+  };
+  if (v.key.empty()
+      || v.key.find_first_not_of(" \t\r\n") == std::string::npos)
+    return bad("key must not be empty");
+  if (v.key.size() > max_variable_key_length)
+    return bad("key must be at most 100 characters");
+  for (unsigned char c : v.key)
+    if (c < 0x20 || c == 0x7f)
+      return bad("key must not contain control characters");
+  auto text_ok = [](const std::optional<std::string>& text) {
+    return !text || text->size() <= max_variable_text_length;
+  };
+  if (!text_ok(v.name))
+    return bad("value.name must be at most 200 characters");
+  if (v.type == variable_type::location) {
+    if (!std::isfinite(v.lat) || v.lat < -90 || v.lat > 90)
+      return bad("value.lat must be between -90 and 90");
+    if (!std::isfinite(v.lon) || v.lon < -180 || v.lon > 180)
+      return bad("value.lon must be between -180 and 180");
+    if (!text_ok(v.address))
+      return bad("value.address must be at most 200 characters");
+  } else {
+    if (v.stop_id.empty())
+      return bad("value.stopId must not be empty");
+    if (v.stop_id.size() > max_variable_key_length)
+      return bad("value.stopId must be at most 100 characters");
+  }
+  return std::nullopt;
+}
+
+// -- SQLite ---------------------------------------------------------------------
+
+namespace {
+
+/// A prepared statement, finalised on scope exit.
+class statement {
+public:
+  statement(sqlite3* db, const char* sql) {
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK)
+      throw std::runtime_error(std::string{"SQLite prepare failed: "}
+                               + sqlite3_errmsg(db));
+  }
+  ~statement() {
+    sqlite3_finalize(stmt_);
+  }
+  statement(const statement&) = delete;
+  statement& operator=(const statement&) = delete;
+
+  void bind(int index, const std::string& text) {
+    sqlite3_bind_text(stmt_, index, text.data(),
+                      static_cast<int>(text.size()), SQLITE_TRANSIENT);
+  }
+  void bind(int index, const std::optional<std::string>& text) {
+    if (text)
+      bind(index, *text);
+    else
+      sqlite3_bind_null(stmt_, index);
+  }
+  void bind(int index, double value) {
+    sqlite3_bind_double(stmt_, index, value);
+  }
+  void bind(int index, int64_t value) {
+    sqlite3_bind_int64(stmt_, index, value);
+  }
+  int step() {
+    return sqlite3_step(stmt_);
+  }
+  std::string text(int column) {
+    const auto* p = sqlite3_column_text(stmt_, column);
+    return p == nullptr ? std::string{}
+                        : std::string{reinterpret_cast<const char*>(p)};
+  }
+  std::optional<std::string> optional_text(int column) {
+    if (sqlite3_column_type(stmt_, column) == SQLITE_NULL)
+      return std::nullopt;
+    return text(column);
+  }
+  double real(int column) {
+    return sqlite3_column_double(stmt_, column);
+  }
+  int64_t integer(int column) {
+    return sqlite3_column_int64(stmt_, column);
+  }
+
+private:
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+failure storage_failure(sqlite3* db, const char* what) {
+  return make_failure(ec::internal_error,
+                      std::string{"variable store: "} + what + " failed ("
+                        + sqlite3_errmsg(db) + ")");
+}
+
+} // namespace
+
+struct variable_database::impl {
+  sqlite3* db = nullptr;
+};
+
+variable_database::variable_database(const std::string& path)
+  : impl_(std::make_unique<impl>()) {
+  auto flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+               | SQLITE_OPEN_NOMUTEX;
+  if (sqlite3_open_v2(path.c_str(), &impl_->db, flags, nullptr) != SQLITE_OK) {
+    std::string reason = impl_->db ? sqlite3_errmsg(impl_->db) : "no memory";
+    sqlite3_close(impl_->db);
+    throw std::runtime_error("cannot open the variable store \"" + path
+                             + "\": " + reason);
+  }
+  // WAL keeps readers off the writer's back; synchronous=FULL makes each
+  // committed write durable before the reply (survives a crash).
+  const char* setup = R"sql(
+    PRAGMA journal_mode = WAL;
+    PRAGMA synchronous = FULL;
+    PRAGMA busy_timeout = 5000;
+    CREATE TABLE IF NOT EXISTS user_variables (
+      principal  TEXT NOT NULL,
+      key        TEXT NOT NULL,
+      type       TEXT NOT NULL CHECK (type IN ('location', 'stop')),
+      lat        REAL,
+      lon        REAL,
+      stop_id    TEXT,
+      name       TEXT,
+      address    TEXT,
+      updated_ms INTEGER NOT NULL,
+      PRIMARY KEY (principal, key)
+    ) WITHOUT ROWID;
+  )sql";
+  char* error = nullptr;
+  if (sqlite3_exec(impl_->db, setup, nullptr, nullptr, &error) != SQLITE_OK) {
+    std::string reason = error ? error : "unknown";
+    sqlite3_free(error);
+    sqlite3_close(impl_->db);
+    throw std::runtime_error("cannot initialise the variable store \"" + path
+                             + "\": " + reason);
+  }
+}
+
+variable_database::~variable_database() {
+  if (impl_ && impl_->db)
+    sqlite3_close(impl_->db);
+}
+
+outcome<bool> variable_database::save(const std::string& principal,
+                                      const user_variable& v) {
+  bool existed = false;
+  {
+    statement find{impl_->db, "SELECT 1 FROM user_variables "
+                              "WHERE principal = ?1 AND key = ?2"};
+    find.bind(1, principal);
+    find.bind(2, v.key);
+    existed = find.step() == SQLITE_ROW;
+  }
+  statement upsert{impl_->db,
+                   "INSERT OR REPLACE INTO user_variables "
+                   "(principal, key, type, lat, lon, stop_id, name, address, "
+                   "updated_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"};
+  upsert.bind(1, principal);
+  upsert.bind(2, v.key);
+  upsert.bind(3, std::string{to_string(v.type)});
+  auto is_location = v.type == variable_type::location;
+  if (is_location) {
+    upsert.bind(4, v.lat);
+    upsert.bind(5, v.lon);
+  }
+  upsert.bind(6, is_location ? std::optional<std::string>{}
+                             : std::optional<std::string>{v.stop_id});
+  upsert.bind(7, v.name);
+  upsert.bind(8, is_location ? v.address : std::nullopt);
+  upsert.bind(9, v.updated_ms);
+  if (upsert.step() != SQLITE_DONE)
+    return storage_failure(impl_->db, "save");
+  return existed;
+}
+
+outcome<std::vector<user_variable>>
+variable_database::list(const std::string& principal,
+                        const std::optional<std::string>& key) {
+  statement select{impl_->db,
+                   key ? "SELECT key, type, lat, lon, stop_id, name, address, "
+                         "updated_ms FROM user_variables WHERE principal = ?1 "
+                         "AND key = ?2"
+                       : "SELECT key, type, lat, lon, stop_id, name, address, "
+                         "updated_ms FROM user_variables WHERE principal = ?1 "
+                         "ORDER BY key"};
+  select.bind(1, principal);
+  if (key)
+    select.bind(2, *key);
+  std::vector<user_variable> result;
+  int rc;
+  while ((rc = select.step()) == SQLITE_ROW) {
+    user_variable v;
+    v.key = select.text(0);
+    v.type = parse_variable_type(select.text(1))
+               .value_or(variable_type::location);
+    v.lat = select.real(2);
+    v.lon = select.real(3);
+    v.stop_id = select.text(4);
+    v.name = select.optional_text(5);
+    v.address = select.optional_text(6);
+    v.updated_ms = select.integer(7);
+    result.push_back(std::move(v));
+  }
+  if (rc != SQLITE_DONE)
+    return storage_failure(impl_->db, "read");
+  return result;
+}
+
+outcome<bool> variable_database::erase(const std::string& principal,
+                                       const std::string& key) {
+  statement del{impl_->db, "DELETE FROM user_variables "
+                           "WHERE principal = ?1 AND key = ?2"};
+  del.bind(1, principal);
+  del.bind(2, key);
+  if (del.step() != SQLITE_DONE)
+    return storage_failure(impl_->db, "delete");
+  return sqlite3_changes(impl_->db) > 0;
+}
+
+outcome<std::size_t> variable_database::count(const std::string& principal) {
+  statement select{impl_->db, "SELECT COUNT(*) FROM user_variables "
+                              "WHERE principal = ?1"};
+  select.bind(1, principal);
+  if (select.step() != SQLITE_ROW)
+    return storage_failure(impl_->db, "count");
+  return static_cast<std::size_t>(select.integer(0));
+}
+
+// -- the actor --------------------------------------------------------------------
+
+namespace {
+
+struct variable_store_state {
+  static inline const char* name = "variable_store";
+  std::shared_ptr<variable_database> db;
+  variable_store_options options;
+};
+
+std::optional<failure> check_principal(const call_context& context) {
+  if (context.principal.empty())
+    return make_failure(ec::internal_error,
+                        "variable store call without a principal");
+  return std::nullopt;
+}
+
+variable_store_actor::behavior_type variable_store(
+  variable_store_actor::stateful_pointer<variable_store_state> self,
+  std::shared_ptr<variable_database> db, variable_store_options options) {
+  // The database was opened by the spawner, so that a bad path fails at
+  // start-up rather than at the first call.
+  self->state.db = std::move(db);
+  self->state.options = std::move(options);
+  return {
+    [self](save_variable_request& request)
+      -> caf::result<save_variable_reply> {
+      if (auto bad = check_principal(request.context))
+        return to_error(*bad);
+      if (auto bad = validate(request.variable))
+        return to_error(*bad);
+      auto& db = *self->state.db;
+      const auto& principal = request.context.principal;
+      auto existing = db.list(principal, request.variable.key);
+      if (!existing)
+        return to_error(existing.error());
+      if (existing->empty()) {
+        auto n = db.count(principal);
+        if (!n)
+          return to_error(n.error());
+        if (*n >= self->state.options.max_per_principal)
+          return make_error(ec::validation_error,
+                            "too many saved variables (at most "
+                              + std::to_string(
+                                self->state.options.max_per_principal)
+                              + "); delete some first");
+      }
+      request.variable.updated_ms = now_ms();
+      auto replaced = db.save(principal, request.variable);
+      if (!replaced)
+        return to_error(replaced.error());
+      spdlog::info("[{}] saved variable ({})", request.context.correlation_id,
+                   *replaced ? "replaced" : "new");
+      return save_variable_reply{std::move(request.variable), *replaced,
+                                 request.context.correlation_id};
+    },
+    [self](get_variables_request& request)
+      -> caf::result<get_variables_reply> {
+      if (auto bad = check_principal(request.context))
+        return to_error(*bad);
+      auto found = self->state.db->list(request.context.principal,
+                                        request.key);
+      if (!found)
+        return to_error(found.error());
+      return get_variables_reply{std::move(*found),
+                                 request.context.correlation_id};
+    },
+    [self](delete_variable_request& request)
+      -> caf::result<delete_variable_reply> {
+      if (auto bad = check_principal(request.context))
+        return to_error(*bad);
+      auto deleted = self->state.db->erase(request.context.principal,
+                                           request.key);
+      if (!deleted)
+        return to_error(deleted.error());
+      return delete_variable_reply{request.key, *deleted,
+                                   request.context.correlation_id};
+    },
+    [self](resolve_label& request) -> caf::result<user_variable> {
+      if (auto bad = check_principal(request.context))
+        return to_error(*bad);
+      auto found = self->state.db->list(request.context.principal,
+                                        request.key);
+      if (!found)
+        return to_error(found.error());
+      if (found->empty())
+        return make_error(ec::validation_error,
+                          "unknown label \"" + request.key
+                            + "\": no saved variable has that key",
+                          "save it first with save_user_variable");
+      return std::move(found->front());
+    },
+  };
+}
+
+} // namespace
+
+variable_store_actor spawn_variable_store(caf::actor_system& system,
+                                          const variable_store_options& opts) {
+  auto db = std::make_shared<variable_database>(opts.path);
+  return system.spawn<caf::detached>(variable_store, db, opts);
+}
+
+} // namespace transitd

@@ -1,0 +1,197 @@
+// VARIABLE_STORE: validation, SQLite persistence, principal isolation.
+
+#include "actors/variable_store.hpp"
+
+#include <filesystem>
+
+#include <unistd.h>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/exit_reason.hpp>
+#include <caf/scoped_actor.hpp>
+#include <caf/send.hpp>
+#include <catch2/catch.hpp>
+
+using namespace transitd;
+using namespace std::chrono_literals;
+
+namespace {
+
+user_variable location(std::string key, double lat = 60.17,
+                       double lon = 24.94) {
+  user_variable v;
+  v.key = std::move(key);
+  v.type = variable_type::location;
+  v.lat = lat;
+  v.lon = lon;
+  v.name = "Home";
+  return v;
+}
+
+user_variable stop(std::string key, std::string id = "HSL:1040129") {
+  user_variable v;
+  v.key = std::move(key);
+  v.type = variable_type::stop;
+  v.stop_id = std::move(id);
+  return v;
+}
+
+/// A fresh temporary directory, removed afterwards.
+struct temp_dir {
+  std::filesystem::path path;
+  temp_dir() {
+    path = std::filesystem::temp_directory_path()
+           / ("transitd-test-" + std::to_string(::getpid()) + "-"
+              + std::to_string(reinterpret_cast<uintptr_t>(this)));
+    std::filesystem::create_directories(path);
+  }
+  ~temp_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+template <class Reply, class Request>
+void expect_failure(caf::scoped_actor& self, const variable_store_actor& store,
+                    Request request, ec code, const std::string& text) {
+  bool failed = false;
+  self->request(store, 5s, std::move(request))
+    .receive([&](Reply&) {},
+             [&](caf::error& err) {
+               failed = true;
+               auto f = to_failure(err);
+               CHECK(f.code == code);
+               CHECK_THAT(f.message, Catch::Contains(text));
+             });
+  CHECK(failed);
+}
+
+} // namespace
+
+TEST_CASE("variable validation", "[variable_store][validation]") {
+  CHECK_FALSE(validate(location("home")));
+  CHECK_FALSE(validate(stop("work")));
+  CHECK(validate(location("")));
+  CHECK(validate(location("   ")));
+  CHECK(validate(location(std::string(101, 'k'))));
+  CHECK(validate(location("a\nb")));
+  CHECK(validate(location("home", 91, 0)));
+  CHECK(validate(location("home", 0, -181)));
+  CHECK(validate(stop("work", "")));
+  auto long_name = location("home");
+  long_name.name = std::string(201, 'x');
+  CHECK(validate(long_name));
+  CHECK_THAT(validate(location("home", 100, 0))->message,
+             Catch::Contains("lat"));
+}
+
+TEST_CASE("the database saves, replaces, lists and deletes",
+          "[variable_store][sqlite]") {
+  variable_database db{":memory:"};
+  CHECK(*db.save("alice", location("home")) == false);
+  CHECK(*db.save("alice", stop("work")) == false);
+  auto moved = location("home", 60.2, 25.0);
+  moved.address = "Mannerheimintie 1";
+  CHECK(*db.save("alice", moved) == true); // replaced
+  auto all = db.list("alice", std::nullopt);
+  REQUIRE(all);
+  REQUIRE(all->size() == 2);
+  CHECK(all->at(0).key == "home"); // sorted by key
+  CHECK(all->at(0).lat == Approx(60.2));
+  CHECK(all->at(0).address == std::optional<std::string>{"Mannerheimintie 1"});
+  CHECK(all->at(1).stop_id == "HSL:1040129");
+  CHECK(*db.count("alice") == 2);
+  CHECK(*db.erase("alice", "work") == true);
+  CHECK(*db.erase("alice", "work") == false);
+  CHECK(db.list("alice", std::string{"work"})->empty());
+}
+
+TEST_CASE("one principal never sees another's variables (D17)",
+          "[variable_store][sqlite][isolation]") {
+  variable_database db{":memory:"};
+  db.save("alice", location("home"));
+  db.save("bob", stop("home", "HSL:9"));
+  CHECK(db.list("bob", std::string{"home"})->at(0).stop_id == "HSL:9");
+  CHECK(db.list("alice", std::nullopt)->size() == 1);
+  CHECK(*db.erase("bob", "home") == true);
+  // Alice's "home" is untouched by Bob's delete.
+  CHECK(db.list("alice", std::string{"home"})->size() == 1);
+  CHECK(db.list("mallory", std::nullopt)->empty());
+}
+
+TEST_CASE("variables survive a restart", "[variable_store][sqlite]") {
+  temp_dir dir;
+  auto path = (dir.path / "variables.sqlite3").string();
+  {
+    variable_database db{path};
+    db.save("alice", stop("work"));
+  }
+  variable_database reopened{path};
+  auto found = reopened.list("alice", std::string{"work"});
+  REQUIRE(found);
+  REQUIRE(found->size() == 1);
+  CHECK(found->at(0).stop_id == "HSL:1040129");
+}
+
+TEST_CASE("an unusable path fails loudly", "[variable_store][sqlite]") {
+  CHECK_THROWS_WITH(variable_database{"/nonexistent-dir/x/variables.db"},
+                    Catch::Contains("/nonexistent-dir/x/variables.db"));
+}
+
+TEST_CASE("the store actor: save, list, resolve, delete, limits",
+          "[variable_store][actor]") {
+  caf::actor_system_config cfg;
+  add_message_types(cfg);
+  caf::actor_system sys{cfg};
+  variable_store_options options;
+  options.max_per_principal = 2;
+  auto store = spawn_variable_store(sys, options);
+  {
+    caf::scoped_actor self{sys};
+    call_context alice{"cid-1", "alice", 0, 0};
+    call_context bob{"cid-2", "bob", 0, 0};
+    auto expect_ok = [&](auto request, auto check) {
+      self->request(store, 5s, request)
+        .receive(check, [&](caf::error& err) { FAIL(caf::to_string(err)); });
+    };
+    expect_ok(save_variable_request{alice, stop("work")},
+              [](save_variable_reply& r) {
+                CHECK_FALSE(r.replaced);
+                CHECK(r.correlation_id == "cid-1");
+                CHECK(r.variable.updated_ms > 0);
+              });
+    expect_ok(save_variable_request{alice, stop("work", "HSL:2")},
+              [](save_variable_reply& r) { CHECK(r.replaced); });
+    expect_ok(save_variable_request{alice, location("home")},
+              [](save_variable_reply&) {});
+    // A third key exceeds the limit of 2; replacing stays allowed.
+    expect_failure<save_variable_reply>(self, store,
+                                        save_variable_request{alice,
+                                                              location("gym")},
+                 ec::validation_error, "too many");
+    expect_ok(save_variable_request{alice, location("home", 1, 1)},
+              [](save_variable_reply& r) { CHECK(r.replaced); });
+    expect_failure<save_variable_reply>(
+      self, store, save_variable_request{alice, location("", 0, 0)},
+                 ec::validation_error, "key");
+    expect_ok(resolve_label{alice, "work"}, [](user_variable& v) {
+      CHECK(v.type == variable_type::stop);
+      CHECK(v.stop_id == "HSL:2");
+    });
+    expect_failure<user_variable>(self, store, resolve_label{bob, "work"},
+                                  ec::validation_error, "work");
+    expect_ok(get_variables_request{bob, std::nullopt},
+              [](get_variables_reply& r) { CHECK(r.variables.empty()); });
+    expect_ok(delete_variable_request{bob, "work"},
+              [](delete_variable_reply& r) { CHECK_FALSE(r.deleted); });
+    expect_ok(get_variables_request{alice, std::nullopt},
+              [](get_variables_reply& r) { CHECK(r.variables.size() == 2); });
+    expect_ok(delete_variable_request{alice, "work"},
+              [](delete_variable_reply& r) { CHECK(r.deleted); });
+    expect_failure<get_variables_reply>(
+      self, store, get_variables_request{call_context{}, std::nullopt},
+      ec::internal_error, "principal");
+  }
+  caf::anon_send_exit(store, caf::exit_reason::user_shutdown);
+}
