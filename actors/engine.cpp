@@ -7,6 +7,7 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "actors/departures_board.hpp"
+#include "actors/stop_finder.hpp"
 #include "actors/tool_router.hpp"
 
 namespace transitd {
@@ -19,17 +20,17 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   result.timetable = system.spawn(digitransit_routing,
                                   config.digitransit_routing,
                                   std::move(routing_pool));
-  departures_board_options board;
-  board.timeout_ms = config.tool_timeout_ms;
+  tool_options helsinki;
+  helsinki.timeout_ms = config.tool_timeout_ms;
   if (config.demo)
-    board.standing_warnings.push_back(
+    helsinki.standing_warnings.push_back(
       {"demo-data", "answered from the built-in demo upstream, not live "
                     "data; configure DIGITRANSIT_API_KEY for real data"});
   result.departures_board = system.spawn(departures_board, result.timetable,
-                                         result.variable_store,
-                                         std::move(board));
+                                         result.variable_store, helsinki);
+  result.stop_finder = system.spawn(stop_finder, result.timetable, helsinki);
   result.router = system.spawn(tool_router, result.departures_board,
-                               result.variable_store);
+                               result.stop_finder, result.variable_store);
   return result;
 }
 
@@ -40,6 +41,7 @@ void engine::shutdown() {
   };
   stop(router);
   stop(departures_board);
+  stop(stop_finder);
   stop(timetable);
   stop(variable_store);
   for (const auto& worker : http_clients)

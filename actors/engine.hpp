@@ -37,6 +37,7 @@ struct engine_config {
 struct engine {
   tool_router_actor router;
   departures_board_actor departures_board;
+  stop_finder_actor stop_finder;
   timetable_actor timetable;
   variable_store_actor variable_store;
   std::vector<http_client_actor> http_clients;

@@ -21,7 +21,9 @@ using http_client_actor = caf::typed_actor<
 using timetable_actor = caf::typed_actor<
   // Stop times at one stop within a time range; ec::validation_error for an
   // unknown stop, upstream-* / network-error / rate-limited otherwise.
-  caf::replies_to<stop_departures_query>::with<stop_departures>>;
+  caf::replies_to<stop_departures_query>::with<stop_departures>,
+  // Stops near a point, nearest first.
+  caf::replies_to<nearby_stops_query>::with<nearby_stops>>;
 
 /// VARIABLE_STORE: the principals' saved variables in SQLite (WAL; every
 /// write committed before the reply). Runs detached: disk I/O never blocks
@@ -44,11 +46,19 @@ using departures_board_actor = caf::typed_actor<
   // One get_departures call.
   caf::replies_to<get_departures_request>::with<get_departures_reply>>;
 
+/// STOP_FINDER: the find_stops tool. Validates, asks TIMETABLE, filters,
+/// sorts and truncates.
+using stop_finder_actor = caf::typed_actor<
+  // One find_stops call.
+  caf::replies_to<find_stops_request>::with<find_stops_reply>>;
+
 /// TOOL_ROUTER: the single entry point for tool calls; dispatches each typed
 /// request to its tool actor.
 using tool_router_actor = caf::typed_actor<
   // get_departures, answered by DEPARTURES_BOARD.
   caf::replies_to<get_departures_request>::with<get_departures_reply>,
+  // find_stops, answered by STOP_FINDER.
+  caf::replies_to<find_stops_request>::with<find_stops_reply>,
   // save_user_variable, answered by VARIABLE_STORE.
   caf::replies_to<save_variable_request>::with<save_variable_reply>,
   // get_user_variables, answered by VARIABLE_STORE.

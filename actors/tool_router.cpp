@@ -18,8 +18,10 @@ void stamp(call_context& context) {
 tool_router_actor::behavior_type
 tool_router(tool_router_actor::stateful_pointer<tool_router_state> self,
             departures_board_actor departures_board,
+            stop_finder_actor stop_finder,
             variable_store_actor variable_store) {
   self->state.departures_board = std::move(departures_board);
+  self->state.stop_finder = std::move(stop_finder);
   self->state.variable_store = std::move(variable_store);
   auto route = [self](auto& target, auto& request) {
     stamp(request.context);
@@ -28,6 +30,9 @@ tool_router(tool_router_actor::stateful_pointer<tool_router_state> self,
   return {
     [self, route](get_departures_request& request) {
       return route(self->state.departures_board, request);
+    },
+    [self, route](find_stops_request& request) {
+      return route(self->state.stop_finder, request);
     },
     [self, route](save_variable_request& request) {
       return route(self->state.variable_store, request);

@@ -11,6 +11,7 @@
 #include "messages/departures.hpp"
 #include "messages/error.hpp"
 #include "messages/http.hpp"
+#include "messages/stops.hpp"
 #include "messages/variables.hpp"
 
 CAF_ERROR_CODE_ENUM(transitd::ec, "transitd")
@@ -69,4 +70,9 @@ CAF_BEGIN_TYPE_ID_BLOCK(transitd, TRANSITD_TYPE_ID_OFFSET)
   CAF_ADD_TYPE_ID(transitd, (transitd::delete_variable_request))
   CAF_ADD_TYPE_ID(transitd, (transitd::delete_variable_reply))
   CAF_ADD_TYPE_ID(transitd, (transitd::resolve_label))
+  CAF_ADD_TYPE_ID(transitd, (transitd::find_stops_request))
+  CAF_ADD_TYPE_ID(transitd, (transitd::find_stops_reply))
+  CAF_ADD_TYPE_ID(transitd, (transitd::stop_summary))
+  CAF_ADD_TYPE_ID(transitd, (transitd::nearby_stops_query))
+  CAF_ADD_TYPE_ID(transitd, (transitd::nearby_stops))
 CAF_END_TYPE_ID_BLOCK(transitd)

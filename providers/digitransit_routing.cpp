@@ -184,4 +184,140 @@ outcome<stop_departures> parse_departures(std::string_view body,
   return result;
 }
 
+namespace {
+
+constexpr std::string_view nearby_stops_query_text = R"(query NearbyStops(
+  $lat: Float!, $lon: Float!, $maxDistance: Int!, $maxResults: Int!,
+  $modes: [Mode], $language: String) {
+  nearest(lat: $lat, lon: $lon, maxDistance: $maxDistance,
+    maxResults: $maxResults, first: $maxResults,
+    filterByPlaceTypes: [STOP], filterByModes: $modes) {
+    edges {
+      node {
+        distance
+        place {
+          ... on Stop {
+            gtfsId
+            name(language: $language)
+            lat
+            lon
+            vehicleMode
+            routes { mode }
+          }
+        }
+      }
+    }
+  }
+})";
+
+double number_at(const json::value& root, std::string_view key) {
+  const auto* v = find_path(root, {key});
+  if (v == nullptr)
+    return 0;
+  if (v->is_double())
+    return v->get_double();
+  if (v->is_int64())
+    return static_cast<double>(v->get_int64());
+  return 0;
+}
+
+/// One stop object (Stop) plus its distance into a summary; nullopt for
+/// places that are not stops.
+std::optional<stop_summary> to_stop(const json::value& stop,
+                                    std::optional<int64_t> distance,
+                                    bool surely_stop) {
+  if (!stop.is_object())
+    return std::nullopt;
+  auto id = string_at(stop, {"gtfsId"});
+  if (!id && !surely_stop)
+    return std::nullopt; // a rental vehicle or station, not a stop
+  stop_summary out;
+  out.id = id.value_or(string_at(stop, {"id"}).value_or(""));
+  out.name = string_at(stop, {"name"}).value_or("");
+  out.position = {number_at(stop, "lat"), number_at(stop, "lon")};
+  out.distance = static_cast<int32_t>(std::max<int64_t>(0, distance.value_or(0)));
+  auto add_mode = [&](const std::string& text) {
+    auto mode = parse_transit_mode(text).value_or(transit_mode::other);
+    if (std::find(out.modes.begin(), out.modes.end(), mode) == out.modes.end())
+      out.modes.push_back(mode);
+  };
+  if (auto mode = string_at(stop, {"vehicleMode"}))
+    add_mode(*mode);
+  if (const auto* routes = find_path(stop, {"routes"});
+      routes != nullptr && routes->is_array())
+    for (const auto& route : routes->get_array())
+      if (auto mode = string_at(route, {"mode"}))
+        add_mode(*mode);
+  if (out.modes.empty())
+    out.modes.push_back(transit_mode::other);
+  return out;
+}
+
+} // namespace
+
+std::string make_nearby_stops_body(const nearby_stops_query& query) {
+  json::object variables;
+  variables["lat"] = query.center.lat;
+  variables["lon"] = query.center.lon;
+  variables["maxDistance"] = query.radius;
+  variables["maxResults"] = query.max_results;
+  variables["language"] = query.language;
+  if (query.modes.empty()) {
+    variables["modes"] = nullptr;
+  } else {
+    json::array modes;
+    for (auto mode : query.modes)
+      modes.emplace_back(to_string(mode));
+    variables["modes"] = std::move(modes);
+  }
+  json::object body;
+  body["operationName"] = nearby_stops_operation;
+  body["query"] = nearby_stops_query_text;
+  body["variables"] = std::move(variables);
+  return json::serialize(body);
+}
+
+outcome<nearby_stops> parse_nearby_stops(std::string_view body,
+                                         int64_t fetched_ms) {
+  json::error_code error;
+  auto root = json::parse(body, error);
+  if (error)
+    return make_failure(ec::upstream_error,
+                        "upstream answered malformed JSON ("
+                          + error.message() + ")",
+                        "retry later");
+  if (auto failed = graphql_errors(root))
+    return *failed;
+  nearby_stops result;
+  result.fetched_ms = fetched_ms;
+  const json::value* edges = find_path(root, {"data", "nearest", "edges"});
+  bool by_radius = false;
+  if (edges == nullptr) {
+    edges = find_path(root, {"data", "stopsByRadius", "edges"});
+    by_radius = true;
+  }
+  if (edges == nullptr) {
+    const auto* nearest = find_path(root, {"data", "nearest"});
+    if (nearest != nullptr && nearest->is_null())
+      return result; // nothing near
+    return make_failure(ec::upstream_error,
+                        "upstream answer has no data.nearest.edges");
+  }
+  if (edges->is_null())
+    return result;
+  if (!edges->is_array())
+    return make_failure(ec::upstream_error, "upstream edges is not a list");
+  for (const auto& edge : edges->get_array()) {
+    const auto* node = find_path(edge, {"node"});
+    if (node == nullptr || !node->is_object())
+      continue;
+    const auto* place = find_path(*node, {by_radius ? "stop" : "place"});
+    if (place == nullptr)
+      continue;
+    if (auto stop = to_stop(*place, int_at(*node, {"distance"}), by_radius))
+      result.stops.push_back(std::move(*stop));
+  }
+  return result;
+}
+
 } // namespace transitd::digitransit

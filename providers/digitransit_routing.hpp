@@ -10,6 +10,7 @@
 #include "messages/departures.hpp"
 #include "messages/error.hpp"
 #include "messages/http.hpp"
+#include "messages/stops.hpp"
 #include "providers/upstream_http.hpp"
 
 namespace transitd::digitransit {
@@ -27,5 +28,17 @@ std::string make_departures_body(const stop_departures_query& query);
 outcome<stop_departures> parse_departures(std::string_view body,
                                           std::string_view requested_stop,
                                           int64_t fetched_ms);
+
+/// The GraphQL operation name of the nearby-stops query.
+inline constexpr std::string_view nearby_stops_operation = "NearbyStops";
+
+/// JSON body of a `nearest` query for stops (filterByPlaceTypes STOP, and
+/// filterByModes when the query names modes).
+std::string make_nearby_stops_body(const nearby_stops_query& query);
+
+/// Parses `data.nearest` (places; non-stops skipped) or the older
+/// `data.stopsByRadius` shape into stops, nearest first as received.
+outcome<nearby_stops> parse_nearby_stops(std::string_view body,
+                                         int64_t fetched_ms);
 
 } // namespace transitd::digitransit

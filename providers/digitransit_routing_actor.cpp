@@ -10,6 +10,68 @@
 
 namespace transitd {
 
+namespace {
+
+using routing_pointer
+  = timetable_actor::stateful_pointer<digitransit_routing_state>;
+
+/// POSTs one GraphQL body through the HTTP client pool and delivers what
+/// `parse(body, received_ms)` makes of a 200 answer; non-200 answers and
+/// transport failures become the contract's error codes.
+template <class Result, class Parse>
+caf::typed_response_promise<Result>
+post_graphql(routing_pointer self, const call_context& context,
+             std::string body, Parse parse) {
+  auto& st = self->state;
+  auto rp = self->make_response_promise<Result>();
+  if (st.origin.empty()) {
+    rp.deliver(make_error(ec::upstream_error,
+                          "the Digitransit routing URL is not usable"));
+    return rp;
+  }
+  http_call call;
+  call.context = context;
+  call.method = "POST";
+  call.origin = st.origin;
+  call.target = st.path;
+  call.content_type = "application/json";
+  call.body = std::move(body);
+  call.timeout_ms = st.options.timeout_ms;
+  if (!st.options.api_key.empty())
+    call.headers.emplace_back("digitransit-subscription-key",
+                              st.options.api_key);
+  auto cid = context.correlation_id;
+  // The worker enforces the HTTP timeout; the request timeout only guards
+  // against a lost worker.
+  auto guard = std::chrono::milliseconds{call.timeout_ms + 1000};
+  self->request(st.pool.next(), guard, std::move(call))
+    .then(
+      [rp, cid, parse](http_response& response) mutable {
+        if (response.status != 200) {
+          auto f = classify_http_failure(response, "Digitransit routing");
+          spdlog::warn("[{}] digitransit routing: {}", cid, f.message);
+          rp.deliver(to_error(f));
+          return;
+        }
+        outcome<Result> parsed = parse(response.body, response.received_ms);
+        if (!parsed) {
+          spdlog::warn("[{}] digitransit routing: {}", cid,
+                       parsed.error().message);
+          rp.deliver(to_error(parsed.error()));
+          return;
+        }
+        rp.deliver(std::move(*parsed));
+      },
+      [rp, cid](caf::error& err) mutable {
+        spdlog::warn("[{}] digitransit routing: {}", cid,
+                     to_failure(err).message);
+        rp.deliver(std::move(err));
+      });
+  return rp;
+}
+
+} // namespace
+
 timetable_actor::behavior_type digitransit_routing(
   timetable_actor::stateful_pointer<digitransit_routing_state> self,
   digitransit_routing_options options, http_client_pool pool) {
@@ -23,54 +85,18 @@ timetable_actor::behavior_type digitransit_routing(
   st.options = std::move(options);
   st.pool = std::move(pool);
   return {
-    [self](const stop_departures_query& query)
-      -> caf::result<stop_departures> {
-      auto& st = self->state;
-      if (st.origin.empty())
-        return make_error(ec::upstream_error,
-                          "the Digitransit routing URL is not usable");
-      http_call call;
-      call.context = query.context;
-      call.method = "POST";
-      call.origin = st.origin;
-      call.target = st.path;
-      call.content_type = "application/json";
-      call.body = digitransit::make_departures_body(query);
-      call.timeout_ms = st.options.timeout_ms;
-      if (!st.options.api_key.empty())
-        call.headers.emplace_back("digitransit-subscription-key",
-                                  st.options.api_key);
-      auto rp = self->make_response_promise<stop_departures>();
+    [self](const stop_departures_query& query) {
       auto stop_id = query.stop_id;
-      auto cid = query.context.correlation_id;
-      // The worker enforces the HTTP timeout; the request timeout only
-      // guards against a lost worker.
-      auto guard = std::chrono::milliseconds{call.timeout_ms + 1000};
-      self->request(st.pool.next(), guard, std::move(call))
-        .then(
-          [rp, stop_id, cid](http_response& response) mutable {
-            if (response.status != 200) {
-              auto f = classify_http_failure(response, "Digitransit routing");
-              spdlog::warn("[{}] digitransit routing: {}", cid, f.message);
-              rp.deliver(to_error(f));
-              return;
-            }
-            auto parsed = digitransit::parse_departures(response.body, stop_id,
-                                                        response.received_ms);
-            if (!parsed) {
-              spdlog::warn("[{}] digitransit routing: {}", cid,
-                           parsed.error().message);
-              rp.deliver(to_error(parsed.error()));
-              return;
-            }
-            rp.deliver(std::move(*parsed));
-          },
-          [rp, cid](caf::error& err) mutable {
-            spdlog::warn("[{}] digitransit routing: {}", cid,
-                         to_failure(err).message);
-            rp.deliver(std::move(err));
-          });
-      return rp;
+      return post_graphql<stop_departures>(
+        self, query.context, digitransit::make_departures_body(query),
+        [stop_id](std::string_view body, int64_t received_ms) {
+          return digitransit::parse_departures(body, stop_id, received_ms);
+        });
+    },
+    [self](const nearby_stops_query& query) {
+      return post_graphql<nearby_stops>(
+        self, query.context, digitransit::make_nearby_stops_body(query),
+        digitransit::parse_nearby_stops);
     },
   };
 }

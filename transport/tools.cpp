@@ -1,6 +1,7 @@
 #include "transport/tools.hpp"
 
 #include "transport/departures_json.hpp"
+#include "transport/stops_json.hpp"
 #include "transport/variables_json.hpp"
 
 namespace json = boost::json;
@@ -34,6 +35,10 @@ tool_catalog make_tool_catalog(gateway& gw) {
   departures.run = make_runner<get_departures_request, get_departures_reply>(
     gw, parse_get_departures);
   catalog.add(std::move(departures));
+  auto stops = find_stops_spec();
+  stops.run = make_runner<find_stops_request, find_stops_reply>(
+    gw, parse_find_stops);
+  catalog.add(std::move(stops));
   auto save = save_user_variable_spec();
   save.run = make_runner<save_variable_request, save_variable_reply>(
     gw, parse_save_user_variable);

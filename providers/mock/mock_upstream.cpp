@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include "providers/mock/departures_generator.hpp"
+#include "providers/mock/stops_generator.hpp"
 
 namespace json = boost::json;
 
@@ -229,6 +230,30 @@ mock_upstream::mock_upstream() : server_(std::make_unique<httplib::Server>()) {
                query.number_of_departures
                  = static_cast<int32_t>(num("numberOfDepartures", 5));
                response = generate_departures(query);
+             } else if (query_text.find("nearest(") != std::string::npos
+                        && vars != nullptr) {
+               nearest_query query;
+               auto number = [&](const char* key, double fallback) {
+                 auto it = vars->find(key);
+                 return it != vars->end() && it->value().is_number()
+                          ? it->value().to_number<double>()
+                          : fallback;
+               };
+               query.lat = number("lat", 60.17);
+               query.lon = number("lon", 24.94);
+               query.max_distance
+                 = static_cast<int32_t>(number("maxDistance", 2000));
+               query.max_results
+                 = static_cast<int32_t>(number("maxResults", 20));
+               if (auto m = vars->find("modes");
+                   m != vars->end() && m->value().is_array())
+                 for (const auto& mode : m->value().get_array())
+                   if (mode.is_string())
+                     query.modes.emplace_back(mode.get_string());
+               if (auto l = vars->find("language");
+                   l != vars->end() && l->value().is_string())
+                 query.language = std::string{l->value().get_string()};
+               response = generate_nearest(query);
              } else {
                response = json::object{
                  {"errors",

@@ -45,6 +45,9 @@ timetable_actor::behavior_type scripted_timetable(
       d.fetched_ms = query.start_time * 1000;
       return d;
     },
+    [](const nearby_stops_query&) -> caf::result<nearby_stops> {
+      return make_error(ec::internal_error, "not used by the board");
+    },
   };
 }
 
@@ -52,6 +55,9 @@ timetable_actor::behavior_type scripted_timetable(
 timetable_actor::behavior_type silent_timetable() {
   return {
     [](const stop_departures_query&) -> caf::result<stop_departures> {
+      return caf::skip;
+    },
+    [](const nearby_stops_query&) -> caf::result<nearby_stops> {
       return caf::skip;
     },
   };

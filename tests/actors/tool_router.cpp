@@ -23,6 +23,15 @@ departures_board_actor::behavior_type echo_board() {
   };
 }
 
+/// A STOP_FINDER that echoes the correlation id.
+stop_finder_actor::behavior_type echo_finder() {
+  return {
+    [](const find_stops_request& request) {
+      return find_stops_reply{{}, request.context.correlation_id, {}};
+    },
+  };
+}
+
 /// A VARIABLE_STORE that answers every call with an empty reply.
 variable_store_actor::behavior_type empty_store() {
   return {
@@ -47,10 +56,15 @@ TEST_CASE_METHOD(test::deterministic_fixture,
                  "the router sends variable calls to the store, stamped",
                  "[tool_router][actor]") {
   auto router = sys.spawn(tool_router, sys.spawn(echo_board),
-                          sys.spawn(empty_store));
+                          sys.spawn(echo_finder), sys.spawn(empty_store));
   self->send(router, get_variables_request{});
   sched.run();
   self->receive([&](get_variables_reply& reply) {
+    CHECK(reply.correlation_id.size() == 36);
+  });
+  self->send(router, find_stops_request{});
+  sched.run();
+  self->receive([&](find_stops_reply& reply) {
     CHECK(reply.correlation_id.size() == 36);
   });
 }
@@ -59,7 +73,7 @@ TEST_CASE_METHOD(test::deterministic_fixture,
                  "the router stamps calls that arrive without an id",
                  "[tool_router][actor]") {
   auto router = sys.spawn(tool_router, sys.spawn(echo_board),
-                          sys.spawn(empty_store));
+                          sys.spawn(echo_finder), sys.spawn(empty_store));
   get_departures_request r;
   r.stop = {stop_ref::kind::id, "HSL:1"};
   self->send(router, r);
@@ -75,7 +89,7 @@ TEST_CASE_METHOD(test::deterministic_fixture,
                  "the router keeps an id the caller chose",
                  "[tool_router][actor]") {
   auto router = sys.spawn(tool_router, sys.spawn(echo_board),
-                          sys.spawn(empty_store));
+                          sys.spawn(echo_finder), sys.spawn(empty_store));
   get_departures_request r;
   r.context.correlation_id = "mine";
   r.context.received_ms = 42;

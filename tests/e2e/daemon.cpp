@@ -212,3 +212,47 @@ TEST_CASE("e2e: saved labels resolve, per session (D16, D17)",
           .at("deleted")
           .as_bool());
 }
+
+TEST_CASE("e2e: find_stops over MCP against the mock", "[e2e][find_stops]") {
+  daemon_harness daemon;
+  mcp_client client{daemon.port()};
+  client.initialize();
+  auto center = json::object{{"lat", 60.1699}, {"lon", 24.9384}};
+  auto near = test::structured(client.call_tool(
+    "find_stops", json::object{{"coordinate", center}, {"radius", 500}}));
+  auto stops = near.at("stops").as_array();
+  REQUIRE_FALSE(stops.empty());
+  int64_t last = -1;
+  for (const auto& s : stops) {
+    auto d = s.at("distance").as_int64();
+    CHECK(d <= 500);
+    CHECK(d >= last);
+    last = d;
+    CHECK_FALSE(s.at("modes").as_array().empty());
+  }
+  auto many = test::structured(client.call_tool(
+    "find_stops",
+    json::object{{"coordinate", center}, {"radius", 3000}, {"maxResults", 50}}));
+  CHECK(many.at("stops").as_array().size() == 25);
+  CHECK(many.at("warnings").at(0).at("code").as_string()
+        == "truncated-results");
+  auto trams = test::structured(client.call_tool(
+    "find_stops", json::object{{"coordinate", center},
+                               {"radius", 3000},
+                               {"includeModes", json::array{"TRAM"}}}));
+  for (const auto& s : trams.at("stops").as_array()) {
+    bool tram = false;
+    for (const auto& m : s.at("modes").as_array())
+      tram = tram || m.as_string() == "TRAM";
+    CHECK(tram);
+  }
+  auto bad = test::tool_error(client.call_tool(
+    "find_stops", json::object{{"coordinate", json::object{{"lat", 100},
+                                                           {"lon", 24.9}}}}));
+  CHECK(bad.at("code").as_string() == "validation-error");
+  auto mode = test::tool_error(client.call_tool(
+    "find_stops", json::object{{"coordinate", center},
+                               {"includeModes", json::array{"ROCKET"}}}));
+  CHECK_THAT(std::string{mode.at("message").as_string()},
+             Catch::Contains("ROCKET"));
+}

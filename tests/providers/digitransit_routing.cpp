@@ -190,3 +190,75 @@ TEST_CASE("stop times shaped like OTP's own test expectations parse",
     CHECK(t.mode == transit_mode::rail);
   }
 }
+
+TEST_CASE("parses the official stopsByRadius example", "[digitransit][stops]") {
+  auto parsed = digitransit::parse_nearby_stops(
+    fixture("digitransit-routing/docs-examples/"
+            "docs-stopsByRadius-page1.response.json"),
+    7);
+  REQUIRE(parsed);
+  REQUIRE(parsed->stops.size() == 2);
+  CHECK(parsed->stops[0].name == "Asemapäällikönkatu");
+  CHECK(parsed->stops[0].distance == 136);
+  CHECK(parsed->stops[0].position.lat == Approx(60.199135));
+  CHECK(parsed->stops[1].distance == 285);
+  CHECK(parsed->fetched_ms == 7);
+}
+
+TEST_CASE("parses OTP's nearest expectation, skipping non-stops",
+          "[digitransit][stops]") {
+  auto parsed = digitransit::parse_nearby_stops(
+    fixture("digitransit-routing/otp-test-expectations/nearest.response.json"),
+    0);
+  REQUIRE(parsed);
+  // One stop; the rental station and vehicle are not stops.
+  REQUIRE(parsed->stops.size() == 1);
+  CHECK(parsed->stops[0].id == "F:A");
+  CHECK(parsed->stops[0].modes == std::vector<transit_mode>{transit_mode::other});
+}
+
+TEST_CASE("nearest stops carry vehicle and route modes",
+          "[digitransit][stops]") {
+  auto parsed = digitransit::parse_nearby_stops(
+    R"({"data":{"nearest":{"edges":[{"node":{"distance":42,"place":{
+      "gtfsId":"HSL:1","name":"Kamppi","lat":60.1,"lon":24.9,
+      "vehicleMode":"TRAM","routes":[{"mode":"TRAM"},{"mode":"BUS"}]}}}]}}})",
+    0);
+  REQUIRE(parsed);
+  CHECK(parsed->stops.at(0).modes
+        == std::vector<transit_mode>{transit_mode::tram, transit_mode::bus});
+  CHECK(parsed->stops.at(0).distance == 42);
+  auto none = digitransit::parse_nearby_stops(R"({"data":{"nearest":null}})",
+                                              0);
+  REQUIRE(none);
+  CHECK(none->stops.empty());
+  CHECK_FALSE(digitransit::parse_nearby_stops(R"({"data":{}})", 0));
+  CHECK_FALSE(digitransit::parse_nearby_stops(
+    R"({"errors":[{"message":"x"}]})", 0));
+}
+
+TEST_CASE("the nearby query filters by place type and modes",
+          "[digitransit][stops]") {
+  nearby_stops_query q;
+  q.center = {60.17, 24.94};
+  q.radius = 500;
+  q.max_results = 7;
+  q.modes = {transit_mode::tram};
+  auto body = json::parse(digitransit::make_nearby_stops_body(q)).as_object();
+  auto query = std::string{body.at("query").as_string()};
+  CHECK_THAT(query, Catch::Contains("filterByPlaceTypes: [STOP]"));
+  CHECK_THAT(query, Catch::Contains("filterByModes: $modes"));
+  const auto& vars = body.at("variables").as_object();
+  CHECK(vars.at("maxDistance").as_int64() == 500);
+  CHECK(vars.at("maxResults").as_int64() == 7);
+  CHECK(vars.at("modes").at(0).as_string() == "TRAM");
+  q.modes.clear();
+  body = json::parse(digitransit::make_nearby_stops_body(q)).as_object();
+  CHECK(body.at("variables").at("modes").is_null());
+  auto schema = fixture(
+    "digitransit-routing/schema/hsl-otp-20241022-v2.schema.graphqls");
+  for (auto field : {"filterByModes: [Mode]", "filterByPlaceTypes: "
+                                              "[FilterPlaceType]",
+                     "vehicleMode: Mode", "maxResults: Int"})
+    CHECK_THAT(schema, Catch::Contains(field));
+}

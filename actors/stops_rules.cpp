@@ -1,0 +1,134 @@
+#include "actors/stops_rules.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace transitd {
+
+std::optional<failure> validate_coordinate(const coordinate& c,
+                                           std::string_view field) {
+  auto name = std::string{field};
+  if (!std::isfinite(c.lat) || c.lat < -90 || c.lat > 90)
+    return make_failure(ec::validation_error,
+                        name + ".lat must be between -90 and 90");
+  if (!std::isfinite(c.lon) || c.lon < -180 || c.lon > 180)
+    return make_failure(ec::validation_error,
+                        name + ".lon must be between -180 and 180");
+  return std::nullopt;
+}
+
+std::optional<failure> validate(const find_stops_request& request) {
+  if (auto bad = validate_coordinate(request.center, "coordinate"))
+    return bad;
+  if (request.radius < 1 || request.radius > stops_max_radius)
+    return make_failure(ec::validation_error,
+                        "radius must be between 1 and 3000 meters, got "
+                          + std::to_string(request.radius));
+  if (request.max_results < 1 || request.max_results > stops_max_results)
+    return make_failure(ec::validation_error,
+                        "maxResults must be between 1 and 50, got "
+                          + std::to_string(request.max_results));
+  if (request.text_filter && request.text_filter->size() > 200)
+    return make_failure(ec::validation_error,
+                        "textFilter must be at most 200 characters");
+  if (!is_supported_language(request.language))
+    return make_failure(ec::validation_error,
+                        "language must be one of fi, sv, en; got \""
+                          + request.language + "\"");
+  return std::nullopt;
+}
+
+nearby_stops_query make_query(const find_stops_request& request) {
+  nearby_stops_query query;
+  query.context = request.context;
+  query.center = request.center;
+  query.radius = request.radius;
+  query.language = request.language;
+  query.modes = request.include_modes;
+  // A text filter works on what comes back: ask for all we may return.
+  query.max_results = request.text_filter ? stops_max_results
+                                          : request.max_results;
+  return query;
+}
+
+std::string fold_case(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      out.push_back(static_cast<char>(std::tolower(c)));
+      continue;
+    }
+    // UTF-8 Ä (C3 84), Å (C3 85), Ö (C3 96) → ä, å, ö (+0x20).
+    if (c == 0xC3 && i + 1 < text.size()) {
+      auto next = static_cast<unsigned char>(text[i + 1]);
+      if (next >= 0x80 && next <= 0x9E && next != 0x97)
+        next = static_cast<unsigned char>(next + 0x20);
+      out.push_back(static_cast<char>(c));
+      out.push_back(static_cast<char>(next));
+      ++i;
+      continue;
+    }
+    out.push_back(static_cast<char>(c));
+  }
+  return out;
+}
+
+find_stops_reply build_stop_list(const find_stops_request& request,
+                                 const nearby_stops& upstream) {
+  find_stops_reply reply;
+  reply.correlation_id = request.context.correlation_id;
+  std::vector<stop_summary> kept;
+  auto wanted = [&](const stop_summary& stop) {
+    if (request.include_modes.empty())
+      return true;
+    return std::any_of(stop.modes.begin(), stop.modes.end(),
+                       [&](transit_mode m) {
+                         return std::find(request.include_modes.begin(),
+                                          request.include_modes.end(), m)
+                                != request.include_modes.end();
+                       });
+  };
+  std::optional<std::string> needle;
+  if (request.text_filter)
+    needle = fold_case(*request.text_filter);
+  for (const auto& stop : upstream.stops) {
+    if (!wanted(stop)) // rule 5
+      continue;
+    if (stop.distance > request.radius)
+      continue;
+    if (needle && fold_case(stop.name).find(*needle) == std::string::npos)
+      continue; // rule 4
+    kept.push_back(stop);
+  }
+  // Rule 2: stable by distance, then id.
+  std::stable_sort(kept.begin(), kept.end(),
+                   [](const stop_summary& a, const stop_summary& b) {
+                     return a.distance != b.distance ? a.distance < b.distance
+                                                     : a.id < b.id;
+                   });
+  auto limit = static_cast<std::size_t>(
+    std::min(request.max_results, stops_output_cap));
+  if (kept.size() > limit) {
+    auto found = kept.size();
+    kept.resize(limit);
+    // Rule 3 / D9: cut at 25 (or at maxResults) and say so.
+    reply.warnings.push_back(
+      {"truncated-results",
+       std::to_string(found) + " stops matched, returning the nearest "
+         + std::to_string(limit)
+         + (limit == static_cast<std::size_t>(stops_output_cap)
+              ? " (at most 25 are returned)"
+              : "")});
+  }
+  if (kept.empty() && request.text_filter && !upstream.stops.empty())
+    reply.warnings.push_back(
+      {"no-matches-after-filter",
+       "no stop within the radius matches textFilter \""
+         + *request.text_filter + "\""});
+  reply.stops = std::move(kept);
+  return reply;
+}
+
+} // namespace transitd

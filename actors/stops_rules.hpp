@@ -1,0 +1,35 @@
+#pragma once
+// The find_stops contract as pure functions (D9 and rules 1-5).
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "messages/error.hpp"
+#include "messages/stops.hpp"
+
+namespace transitd {
+
+inline constexpr int32_t stops_max_radius = 3000;
+inline constexpr int32_t stops_max_results = 50;
+/// More stops are never returned (D9).
+inline constexpr int32_t stops_output_cap = 25;
+
+/// Coordinate range check shared by the tools; `field` names it in errors.
+std::optional<failure> validate_coordinate(const coordinate& c,
+                                           std::string_view field);
+
+std::optional<failure> validate(const find_stops_request& request);
+
+nearby_stops_query make_query(const find_stops_request& request);
+
+/// Lower-cases ASCII and the Finnish/Swedish letters (Ä, Ö, Å) so that
+/// "KAMPPI" matches "Kamppi" and "SÖRNÄINEN" matches "Sörnäinen".
+std::string fold_case(std::string_view text);
+
+/// Rules 2-5: mode filter, text filter, stable sort by distance then id,
+/// cap and warnings.
+find_stops_reply build_stop_list(const find_stops_request& request,
+                                 const nearby_stops& upstream);
+
+} // namespace transitd

@@ -1,0 +1,87 @@
+#pragma once
+// find_stops: the tool request and reply, and the provider's nearby-stops
+// query and answer.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "messages/common.hpp"
+
+namespace transitd {
+
+struct find_stops_request {
+  call_context context;
+  coordinate center;
+  /// Meters, 1..3000 (D9).
+  int32_t radius = 300;
+  /// 1..50; more than 25 are never returned (D9).
+  int32_t max_results = 10;
+  /// Case-insensitive substring filter on the stop name, applied after the
+  /// upstream query.
+  std::optional<std::string> text_filter;
+  std::string language = "en";
+  /// Empty: all modes.
+  std::vector<transit_mode> include_modes;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, find_stops_request& x) {
+  return f(x.context, x.center, x.radius, x.max_results, x.text_filter,
+           x.language, x.include_modes);
+}
+
+struct stop_summary {
+  std::string id;
+  std::string name;
+  coordinate position;
+  /// Walking distance in meters, as the upstream measures it.
+  int32_t distance = 0;
+  std::vector<transit_mode> modes;
+  std::optional<std::string> address;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, stop_summary& x) {
+  return f(x.id, x.name, x.position, x.distance, x.modes, x.address);
+}
+
+struct find_stops_reply {
+  std::vector<stop_summary> stops;
+  std::string correlation_id;
+  std::vector<warning> warnings;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, find_stops_reply& x) {
+  return f(x.stops, x.correlation_id, x.warnings);
+}
+
+/// Provider query: stops within `radius` of `center`.
+struct nearby_stops_query {
+  call_context context;
+  coordinate center;
+  int32_t radius = 300;
+  int32_t max_results = 50;
+  std::string language = "en";
+  /// Empty: all modes.
+  std::vector<transit_mode> modes;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, nearby_stops_query& x) {
+  return f(x.context, x.center, x.radius, x.max_results, x.language, x.modes);
+}
+
+struct nearby_stops {
+  std::vector<stop_summary> stops;
+  int64_t fetched_ms = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, nearby_stops& x) {
+  return f(x.stops, x.fetched_ms);
+}
+
+} // namespace transitd
