@@ -6,6 +6,7 @@
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
+#include "actors/address_geocoder.hpp"
 #include "actors/departures_board.hpp"
 #include "actors/stop_finder.hpp"
 #include "actors/tool_router.hpp"
@@ -20,17 +21,31 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   result.timetable = system.spawn(digitransit_routing,
                                   config.digitransit_routing,
                                   std::move(routing_pool));
+  http_client_pool geocoding_pool{system, config.http_workers_per_upstream};
+  for (const auto& worker : geocoding_pool.workers())
+    result.http_clients.push_back(worker);
+  result.geocoding = system.spawn(digitransit_geocoding,
+                                  config.digitransit_geocoding,
+                                  std::move(geocoding_pool));
+  const warning demo_warning{
+    "demo-data", "answered from the built-in demo upstream, not live data; "
+                 "configure DIGITRANSIT_API_KEY for real data"};
   tool_options helsinki;
   helsinki.timeout_ms = config.tool_timeout_ms;
-  if (config.demo)
-    helsinki.standing_warnings.push_back(
-      {"demo-data", "answered from the built-in demo upstream, not live "
-                    "data; configure DIGITRANSIT_API_KEY for real data"});
+  if (config.demo_routing)
+    helsinki.standing_warnings.push_back(demo_warning);
+  tool_options geocoder;
+  geocoder.timeout_ms = config.tool_timeout_ms;
+  if (config.demo_geocoding)
+    geocoder.standing_warnings.push_back(demo_warning);
   result.departures_board = system.spawn(departures_board, result.timetable,
                                          result.variable_store, helsinki);
   result.stop_finder = system.spawn(stop_finder, result.timetable, helsinki);
+  result.address_geocoder = system.spawn(address_geocoder, result.geocoding,
+                                         geocoder);
   result.router = system.spawn(tool_router, result.departures_board,
-                               result.stop_finder, result.variable_store);
+                               result.stop_finder, result.address_geocoder,
+                               result.variable_store);
   return result;
 }
 
@@ -42,6 +57,8 @@ void engine::shutdown() {
   stop(router);
   stop(departures_board);
   stop(stop_finder);
+  stop(address_geocoder);
+  stop(geocoding);
   stop(timetable);
   stop(variable_store);
   for (const auto& worker : http_clients)

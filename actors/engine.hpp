@@ -16,20 +16,25 @@
 
 #include "actors/interfaces.hpp"
 #include "actors/variable_store.hpp"
+#include "providers/digitransit_geocoding_actor.hpp"
 #include "providers/digitransit_routing_actor.hpp"
 
 namespace transitd {
 
 struct engine_config {
   digitransit_routing_options digitransit_routing;
+  digitransit_geocoding_options digitransit_geocoding;
   /// Saved variables; ":memory:" keeps them only for the process's life.
   variable_store_options variables;
   /// Detached HTTP workers per upstream (its maximum concurrency).
   std::size_t http_workers_per_upstream = 8;
   /// Upper bound on one tool call when the caller sets no deadline.
   int32_t tool_timeout_ms = 10000;
-  /// The upstreams are the embedded mock: every reply says so ("demo-data").
-  bool demo = false;
+  /// The routing upstream is the embedded mock: replies built on it say so
+  /// ("demo-data").
+  bool demo_routing = false;
+  /// The same for the geocoding upstream.
+  bool demo_geocoding = false;
 };
 
 /// The handles of a running engine. Actors stop when the last handle goes
@@ -38,7 +43,9 @@ struct engine {
   tool_router_actor router;
   departures_board_actor departures_board;
   stop_finder_actor stop_finder;
+  address_geocoder_actor address_geocoder;
   timetable_actor timetable;
+  geocoding_actor geocoding;
   variable_store_actor variable_store;
   std::vector<http_client_actor> http_clients;
 

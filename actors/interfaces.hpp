@@ -46,6 +46,17 @@ using departures_board_actor = caf::typed_actor<
   // One get_departures call.
   caf::replies_to<get_departures_request>::with<get_departures_reply>>;
 
+/// GEOCODING: a forward geocoder (Digitransit's Pelias, or a stand-in).
+using geocoding_actor = caf::typed_actor<
+  // Candidates for a text, in the provider's order.
+  caf::replies_to<geocode_query>::with<geocode_candidates>>;
+
+/// ADDRESS_GEOCODER: the geocode_address tool. Validates, clamps, asks
+/// GEOCODING, normalises, orders and truncates.
+using address_geocoder_actor = caf::typed_actor<
+  // One geocode_address call.
+  caf::replies_to<geocode_request>::with<geocode_reply>>;
+
 /// STOP_FINDER: the find_stops tool. Validates, asks TIMETABLE, filters,
 /// sorts and truncates.
 using stop_finder_actor = caf::typed_actor<
@@ -59,6 +70,8 @@ using tool_router_actor = caf::typed_actor<
   caf::replies_to<get_departures_request>::with<get_departures_reply>,
   // find_stops, answered by STOP_FINDER.
   caf::replies_to<find_stops_request>::with<find_stops_reply>,
+  // geocode_address, answered by ADDRESS_GEOCODER.
+  caf::replies_to<geocode_request>::with<geocode_reply>,
   // save_user_variable, answered by VARIABLE_STORE.
   caf::replies_to<save_variable_request>::with<save_variable_reply>,
   // get_user_variables, answered by VARIABLE_STORE.

@@ -19,9 +19,11 @@ tool_router_actor::behavior_type
 tool_router(tool_router_actor::stateful_pointer<tool_router_state> self,
             departures_board_actor departures_board,
             stop_finder_actor stop_finder,
+            address_geocoder_actor address_geocoder,
             variable_store_actor variable_store) {
   self->state.departures_board = std::move(departures_board);
   self->state.stop_finder = std::move(stop_finder);
+  self->state.address_geocoder = std::move(address_geocoder);
   self->state.variable_store = std::move(variable_store);
   auto route = [self](auto& target, auto& request) {
     stamp(request.context);
@@ -33,6 +35,9 @@ tool_router(tool_router_actor::stateful_pointer<tool_router_state> self,
     },
     [self, route](find_stops_request& request) {
       return route(self->state.stop_finder, request);
+    },
+    [self, route](geocode_request& request) {
+      return route(self->state.address_geocoder, request);
     },
     [self, route](save_variable_request& request) {
       return route(self->state.variable_store, request);

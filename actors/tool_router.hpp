@@ -10,6 +10,7 @@ struct tool_router_state {
   static inline const char* name = "tool_router";
   departures_board_actor departures_board;
   stop_finder_actor stop_finder;
+  address_geocoder_actor address_geocoder;
   variable_store_actor variable_store;
 };
 
@@ -17,6 +18,7 @@ tool_router_actor::behavior_type
 tool_router(tool_router_actor::stateful_pointer<tool_router_state> self,
             departures_board_actor departures_board,
             stop_finder_actor stop_finder,
+            address_geocoder_actor address_geocoder,
             variable_store_actor variable_store);
 
 /// Fills in a correlation id and the receive time when the caller (an

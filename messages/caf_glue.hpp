@@ -10,6 +10,7 @@
 
 #include "messages/departures.hpp"
 #include "messages/error.hpp"
+#include "messages/geocoding.hpp"
 #include "messages/http.hpp"
 #include "messages/stops.hpp"
 #include "messages/variables.hpp"
@@ -75,4 +76,11 @@ CAF_BEGIN_TYPE_ID_BLOCK(transitd, TRANSITD_TYPE_ID_OFFSET)
   CAF_ADD_TYPE_ID(transitd, (transitd::stop_summary))
   CAF_ADD_TYPE_ID(transitd, (transitd::nearby_stops_query))
   CAF_ADD_TYPE_ID(transitd, (transitd::nearby_stops))
+  CAF_ADD_TYPE_ID(transitd, (transitd::geocode_request))
+  CAF_ADD_TYPE_ID(transitd, (transitd::geocode_reply))
+  CAF_ADD_TYPE_ID(transitd, (transitd::geocode_result))
+  CAF_ADD_TYPE_ID(transitd, (transitd::geocode_query))
+  CAF_ADD_TYPE_ID(transitd, (transitd::geocode_candidates))
+  CAF_ADD_TYPE_ID(transitd, (transitd::geocode_candidate))
+  CAF_ADD_TYPE_ID(transitd, (transitd::bounding_box))
 CAF_END_TYPE_ID_BLOCK(transitd)

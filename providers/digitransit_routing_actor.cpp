@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "providers/digitransit_routing.hpp"
+#include "providers/upstream_call.hpp"
 #include "providers/upstream_http.hpp"
 
 namespace transitd {
@@ -15,16 +16,14 @@ namespace {
 using routing_pointer
   = timetable_actor::stateful_pointer<digitransit_routing_state>;
 
-/// POSTs one GraphQL body through the HTTP client pool and delivers what
-/// `parse(body, received_ms)` makes of a 200 answer; non-200 answers and
-/// transport failures become the contract's error codes.
+/// POSTs one GraphQL body; `parse(body, received_ms)` reads the answer.
 template <class Result, class Parse>
 caf::typed_response_promise<Result>
 post_graphql(routing_pointer self, const call_context& context,
              std::string body, Parse parse) {
   auto& st = self->state;
-  auto rp = self->make_response_promise<Result>();
   if (st.origin.empty()) {
+    auto rp = self->make_response_promise<Result>();
     rp.deliver(make_error(ec::upstream_error,
                           "the Digitransit routing URL is not usable"));
     return rp;
@@ -40,34 +39,8 @@ post_graphql(routing_pointer self, const call_context& context,
   if (!st.options.api_key.empty())
     call.headers.emplace_back("digitransit-subscription-key",
                               st.options.api_key);
-  auto cid = context.correlation_id;
-  // The worker enforces the HTTP timeout; the request timeout only guards
-  // against a lost worker.
-  auto guard = std::chrono::milliseconds{call.timeout_ms + 1000};
-  self->request(st.pool.next(), guard, std::move(call))
-    .then(
-      [rp, cid, parse](http_response& response) mutable {
-        if (response.status != 200) {
-          auto f = classify_http_failure(response, "Digitransit routing");
-          spdlog::warn("[{}] digitransit routing: {}", cid, f.message);
-          rp.deliver(to_error(f));
-          return;
-        }
-        outcome<Result> parsed = parse(response.body, response.received_ms);
-        if (!parsed) {
-          spdlog::warn("[{}] digitransit routing: {}", cid,
-                       parsed.error().message);
-          rp.deliver(to_error(parsed.error()));
-          return;
-        }
-        rp.deliver(std::move(*parsed));
-      },
-      [rp, cid](caf::error& err) mutable {
-        spdlog::warn("[{}] digitransit routing: {}", cid,
-                     to_failure(err).message);
-        rp.deliver(std::move(err));
-      });
-  return rp;
+  return call_upstream<Result>(self, st.pool, std::move(call),
+                               "Digitransit routing", parse);
 }
 
 } // namespace

@@ -313,10 +313,24 @@ std::string variable_store_path(const daemon_config& config,
   return dir + "/variables.sqlite3";
 }
 
-bool routing_uses_demo(const daemon_config& config) {
-  if (config.digitransit_routing_url_explicit)
+namespace {
+
+bool uses_demo(bool url_explicit, bool demo, const std::string& key) {
+  if (url_explicit)
     return false;
-  return config.demo || config.digitransit_api_key.empty();
+  return demo || key.empty();
+}
+
+} // namespace
+
+bool routing_uses_demo(const daemon_config& config) {
+  return uses_demo(config.digitransit_routing_url_explicit, config.demo,
+                   config.digitransit_api_key);
+}
+
+bool geocoding_uses_demo(const daemon_config& config) {
+  return uses_demo(config.digitransit_geocoding_url_explicit, config.demo,
+                   config.digitransit_api_key);
 }
 
 } // namespace transitd

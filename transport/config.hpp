@@ -81,4 +81,7 @@ std::string variable_store_path(const daemon_config& config,
 /// an explicit URL, or neither a key nor an explicit URL.
 bool routing_uses_demo(const daemon_config& config);
 
+/// The same rule for the geocoding provider.
+bool geocoding_uses_demo(const daemon_config& config);
+
 } // namespace transitd

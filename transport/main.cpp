@@ -62,10 +62,12 @@ int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::from_str(cfg.log_level));
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e%z %^%l%$ %v");
 
-  // Embedded default: the mock upstream, in-process.
+  // Embedded default: the mock upstream, in-process, for every provider
+  // that has neither a key nor an explicit URL (or all with --demo).
   std::unique_ptr<mock::mock_upstream> demo;
   bool routing_demo = routing_uses_demo(cfg);
-  if (routing_demo) {
+  bool geocoding_demo = geocoding_uses_demo(cfg);
+  if (routing_demo || geocoding_demo) {
     demo = std::make_unique<mock::mock_upstream>();
     try {
       demo->start("127.0.0.1", 0);
@@ -74,6 +76,8 @@ int main(int argc, char** argv) {
                 << "\n";
       return 1;
     }
+  }
+  if (routing_demo) {
     cfg.digitransit_routing_url = demo->routing_url();
     spdlog::warn("demo mode: Digitransit routing is served by the built-in "
                  "mock upstream at {} (generated data, not live); set "
@@ -82,6 +86,16 @@ int main(int argc, char** argv) {
   } else {
     spdlog::info("Digitransit routing: {} (key {})",
                  cfg.digitransit_routing_url,
+                 cfg.digitransit_api_key.empty() ? "absent" : "set");
+  }
+  if (geocoding_demo) {
+    cfg.digitransit_geocoding_url = demo->geocoding_url();
+    spdlog::warn("demo mode: Digitransit geocoding is served by the built-in "
+                 "mock upstream at {}",
+                 demo->base_url());
+  } else {
+    spdlog::info("Digitransit geocoding: {} (key {})",
+                 cfg.digitransit_geocoding_url,
                  cfg.digitransit_api_key.empty() ? "absent" : "set");
   }
 
@@ -96,7 +110,11 @@ int main(int argc, char** argv) {
   engine_cfg.digitransit_routing.timeout_ms = cfg.upstream_timeout_ms;
   engine_cfg.http_workers_per_upstream = cfg.http_workers;
   engine_cfg.tool_timeout_ms = cfg.tool_timeout_ms;
-  engine_cfg.demo = routing_demo;
+  engine_cfg.digitransit_geocoding.url = cfg.digitransit_geocoding_url;
+  engine_cfg.digitransit_geocoding.api_key = cfg.digitransit_api_key;
+  engine_cfg.digitransit_geocoding.timeout_ms = cfg.upstream_timeout_ms;
+  engine_cfg.demo_routing = routing_demo;
+  engine_cfg.demo_geocoding = geocoding_demo;
   engine_cfg.variables.path = variable_store_path(cfg, env);
   if (engine_cfg.variables.path != ":memory:") {
     std::error_code ec;

@@ -1,6 +1,7 @@
 #include "transport/tools.hpp"
 
 #include "transport/departures_json.hpp"
+#include "transport/geocode_json.hpp"
 #include "transport/stops_json.hpp"
 #include "transport/variables_json.hpp"
 
@@ -39,6 +40,10 @@ tool_catalog make_tool_catalog(gateway& gw) {
   stops.run = make_runner<find_stops_request, find_stops_reply>(
     gw, parse_find_stops);
   catalog.add(std::move(stops));
+  auto geocode = geocode_address_spec();
+  geocode.run = make_runner<geocode_request, geocode_reply>(
+    gw, parse_geocode_address);
+  catalog.add(std::move(geocode));
   auto save = save_user_variable_spec();
   save.run = make_runner<save_variable_request, save_variable_reply>(
     gw, parse_save_user_variable);

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include "providers/mock/departures_generator.hpp"
+#include "providers/mock/geocoding_generator.hpp"
 #include "providers/mock/stops_generator.hpp"
 
 namespace json = boost::json;
@@ -66,7 +67,7 @@ bool parse_fault_settings(const json::object& body, fault_settings& out,
         return false;
       }
     } else if (key == "latencyMs" || key == "faultCount" || key == "retryAfter"
-               || key == "hangMs") {
+               || key == "hangMs" || key == "confidenceScale") {
       auto n = as_int(v);
       if (!n) {
         problem = std::string{key} + " must be an integer";
@@ -79,6 +80,8 @@ bool parse_fault_settings(const json::object& body, fault_settings& out,
         result.fault_count = value;
       else if (key == "retryAfter")
         result.retry_after = value;
+      else if (key == "confidenceScale")
+        result.confidence_scale = value == 100 ? 100 : 1;
       else
         result.hang_ms = value;
     } else {
@@ -104,18 +107,6 @@ mock_upstream::mock_upstream() : server_(std::make_unique<httplib::Server>()) {
 
   svr.Post(R"(/routing/v2/([^/]+)/gtfs/v1)",
            [this](const httplib::Request& req, httplib::Response& res) {
-             in_flight_.fetch_add(1);
-             {
-               std::lock_guard<std::mutex> guard{mutex_};
-               stats_.max_in_flight = std::max(stats_.max_in_flight,
-                                               in_flight_.load());
-             }
-             struct leave {
-               std::atomic<int64_t>& n;
-               ~leave() {
-                 n.fetch_sub(1);
-               }
-             } guard{in_flight_};
              json::error_code ec;
              auto body = json::parse(req.body, ec);
              std::string operation = "invalid";
@@ -127,147 +118,66 @@ mock_upstream::mock_upstream() : server_(std::make_unique<httplib::Server>()) {
                else
                  operation = "anonymous";
              }
-             record(operation, req.has_header("digitransit-subscription-key"));
-             int latency = 0;
-             {
-               std::lock_guard<std::mutex> lock{mutex_};
-               latency = faults_.latency_ms;
-             }
-             if (latency > 0 && !wait_or_stop(latency))
-               return;
-             auto fault = next_fault();
-             if (fault == "http500" || fault == "http503") {
-               res.status = fault == "http500" ? 500 : 503;
-               res.set_content("<html><body>Service Unavailable</body></html>",
-                               "text/html");
-               return;
-             }
-             if (fault == "http429") {
-               int retry_after;
-               {
-                 std::lock_guard<std::mutex> lock{mutex_};
-                 retry_after = faults_.retry_after;
+             serve(req, res, operation, true, [&]() -> std::optional<json::object> {
+               if (ec || !body.is_object()) {
+                 // OTP's answer to a body that is not a GraphQL request.
+                 send_json(res, 400,
+                           json::object{{"errors",
+                                         json::array{json::object{
+                                           {"message",
+                                            "Invalid GraphQL request body"}}}}});
+                 return std::nullopt;
                }
-               res.status = 429;
-               res.set_header("Retry-After", std::to_string(retry_after));
-               res.set_content("{\"statusCode\":429,\"message\":\"Rate limit "
-                               "is exceeded. Try again later.\"}",
-                               "application/json");
-               return;
-             }
-             if (fault == "hang") {
-               int hang;
-               {
-                 std::lock_guard<std::mutex> lock{mutex_};
-                 hang = faults_.hang_ms;
-               }
-               wait_or_stop(hang);
-               res.status = 504;
-               return;
-             }
-             if (fault == "malformed") {
-               res.set_content("{\"data\": {\"stop\": [unterminated",
-                               "application/json");
-               return;
-             }
-             if (fault == "graphql-error") {
-               json::object error{
-                 {"message", "Exception while fetching data (/stop) : "
-                             "upstream timetable unavailable"},
-                 {"locations", json::array{json::object{{"line", 2},
-                                                        {"column", 3}}}},
-                 {"extensions",
-                  json::object{{"classification", "DataFetchingException"}}}};
-               send_json(res, 200,
-                         json::object{{"errors", json::array{error}},
-                                      {"data", nullptr}});
-               return;
-             }
-             if (ec || !body.is_object()) {
-               // OTP's answer to a body that is not a GraphQL request.
-               send_json(res, 400,
-                         json::object{{"errors",
-                                       json::array{json::object{
-                                         {"message",
-                                          "Invalid GraphQL request body"}}}}});
-               return;
-             }
-             const auto& request = body.get_object();
-             const json::object* vars = nullptr;
-             if (auto v = request.find("variables");
-                 v != request.end() && v->value().is_object())
-               vars = &v->value().get_object();
-             std::string query_text;
-             if (auto q = request.find("query");
-                 q != request.end() && q->value().is_string())
-               query_text = std::string{q->value().get_string()};
-             json::object response;
-             if (query_text.find("stoptimesWithoutPatterns")
-                   != std::string::npos
-                 && vars != nullptr) {
-               departures_query query;
-               auto str = [&](const char* key, std::string fallback) {
-                 auto it = vars->find(key);
-                 return it != vars->end() && it->value().is_string()
-                          ? std::string{it->value().get_string()}
-                          : fallback;
-               };
-               auto num = [&](const char* key, int64_t fallback) {
-                 auto it = vars->find(key);
-                 if (it == vars->end())
-                   return fallback;
-                 return as_int(it->value()).value_or(fallback);
-               };
-               query.stop_id = str("id", "");
-               query.language = str("language", "fi");
-               query.start_time = num("startTime",
-                                      std::chrono::duration_cast<
-                                        std::chrono::seconds>(
-                                        std::chrono::system_clock::now()
-                                          .time_since_epoch())
-                                        .count());
-               query.time_range = static_cast<int32_t>(num("timeRange", 86400));
-               query.number_of_departures
-                 = static_cast<int32_t>(num("numberOfDepartures", 5));
-               response = generate_departures(query);
-             } else if (query_text.find("nearest(") != std::string::npos
-                        && vars != nullptr) {
-               nearest_query query;
-               auto number = [&](const char* key, double fallback) {
-                 auto it = vars->find(key);
-                 return it != vars->end() && it->value().is_number()
-                          ? it->value().to_number<double>()
-                          : fallback;
-               };
-               query.lat = number("lat", 60.17);
-               query.lon = number("lon", 24.94);
-               query.max_distance
-                 = static_cast<int32_t>(number("maxDistance", 2000));
-               query.max_results
-                 = static_cast<int32_t>(number("maxResults", 20));
-               if (auto m = vars->find("modes");
-                   m != vars->end() && m->value().is_array())
-                 for (const auto& mode : m->value().get_array())
-                   if (mode.is_string())
-                     query.modes.emplace_back(mode.get_string());
-               if (auto l = vars->find("language");
-                   l != vars->end() && l->value().is_string())
-                 query.language = std::string{l->value().get_string()};
-               response = generate_nearest(query);
-             } else {
-               response = json::object{
-                 {"errors",
-                  json::array{json::object{
-                    {"message", "Validation error: the mock upstream does "
-                                "not serve this query"},
-                    {"extensions",
-                     json::object{{"classification", "ValidationError"}}}}}}};
-             }
-             auto text = json::serialize(response);
-             if (fault == "truncated")
-               text.resize(text.size() / 2);
-             res.set_content(text, "application/json");
+               return answer_graphql(body.get_object());
+             });
            });
+
+  svr.Get(R"(/geocoding/v1/search)",
+          [this](const httplib::Request& req, httplib::Response& res) {
+            serve(req, res, "search", false,
+                  [&]() -> std::optional<json::object> {
+                    search_query query;
+                    query.text = req.get_param_value("text");
+                    if (query.text.empty()) {
+                      // Pelias: a 400 with geocoding.errors.
+                      send_json(res, 400,
+                                json::object{
+                                  {"geocoding",
+                                   json::object{{"errors",
+                                                 json::array{
+                                                   "invalid param 'text': "
+                                                   "text length, must be >0"}}}},
+                                  {"type", "FeatureCollection"},
+                                  {"features", json::array{}}});
+                      return std::nullopt;
+                    }
+                    if (req.has_param("size"))
+                      query.size = std::atoi(req.get_param_value("size").c_str());
+                    query.size = std::clamp(query.size, 1, 40);
+                    if (req.has_param("lang"))
+                      query.lang = req.get_param_value("lang");
+                    if (req.has_param("layers")) {
+                      std::string layers = req.get_param_value("layers");
+                      std::size_t pos = 0;
+                      while (pos <= layers.size()) {
+                        auto comma = layers.find(',', pos);
+                        auto item = layers.substr(pos, comma == std::string::npos
+                                                         ? std::string::npos
+                                                         : comma - pos);
+                        if (!item.empty())
+                          query.layers.push_back(item);
+                        if (comma == std::string::npos)
+                          break;
+                        pos = comma + 1;
+                      }
+                    }
+                    {
+                      std::lock_guard<std::mutex> lock{mutex_};
+                      query.confidence_scale = faults_.confidence_scale;
+                    }
+                    return generate_search(query);
+                  });
+          });
 
   svr.Post("/__mock/faults",
            [this](const httplib::Request& req, httplib::Response& res) {
@@ -304,6 +214,140 @@ mock_upstream::mock_upstream() : server_(std::make_unique<httplib::Server>()) {
            });
 }
 
+json::object mock_upstream::answer_graphql(const json::object& request) {
+  const json::object* vars = nullptr;
+  if (auto v = request.find("variables");
+      v != request.end() && v->value().is_object())
+    vars = &v->value().get_object();
+  std::string query_text;
+  if (auto q = request.find("query");
+      q != request.end() && q->value().is_string())
+    query_text = std::string{q->value().get_string()};
+  static const json::object no_variables;
+  const auto& v = vars != nullptr ? *vars : no_variables;
+  auto str = [&](const char* key, std::string fallback) {
+    auto it = v.find(key);
+    return it != v.end() && it->value().is_string()
+             ? std::string{it->value().get_string()}
+             : fallback;
+  };
+  auto num = [&](const char* key, double fallback) {
+    auto it = v.find(key);
+    return it != v.end() && it->value().is_number()
+             ? it->value().to_number<double>()
+             : fallback;
+  };
+  if (query_text.find("stoptimesWithoutPatterns") != std::string::npos) {
+    departures_query query;
+    query.stop_id = str("id", "");
+    query.language = str("language", "fi");
+    auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+                 .count();
+    query.start_time = static_cast<int64_t>(num("startTime",
+                                                static_cast<double>(now)));
+    query.time_range = static_cast<int32_t>(num("timeRange", 86400));
+    query.number_of_departures
+      = static_cast<int32_t>(num("numberOfDepartures", 5));
+    return generate_departures(query);
+  }
+  if (query_text.find("nearest(") != std::string::npos) {
+    nearest_query query;
+    query.lat = num("lat", 60.17);
+    query.lon = num("lon", 24.94);
+    query.max_distance = static_cast<int32_t>(num("maxDistance", 2000));
+    query.max_results = static_cast<int32_t>(num("maxResults", 20));
+    if (auto m = v.find("modes"); m != v.end() && m->value().is_array())
+      for (const auto& mode : m->value().get_array())
+        if (mode.is_string())
+          query.modes.emplace_back(mode.get_string());
+    query.language = str("language", "fi");
+    return generate_nearest(query);
+  }
+  return json::object{
+    {"errors",
+     json::array{json::object{
+       {"message", "Validation error: the mock upstream does not serve "
+                   "this query"},
+       {"extensions", json::object{{"classification", "ValidationError"}}}}}}};
+}
+
+void mock_upstream::serve(const httplib::Request& req, httplib::Response& res,
+                          const std::string& operation, bool graphql,
+                          const std::function<std::optional<json::object>()>&
+                            produce) {
+  in_flight_.fetch_add(1);
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    stats_.max_in_flight = std::max(stats_.max_in_flight, in_flight_.load());
+  }
+  struct leave {
+    std::atomic<int64_t>& n;
+    ~leave() {
+      n.fetch_sub(1);
+    }
+  } guard{in_flight_};
+  record(operation, req.has_header("digitransit-subscription-key"));
+  fault_settings faults;
+  {
+    std::lock_guard<std::mutex> lock{mutex_};
+    faults = faults_;
+  }
+  if (faults.latency_ms > 0 && !wait_or_stop(faults.latency_ms))
+    return;
+  auto fault = next_fault();
+  if (fault == "http500" || fault == "http503") {
+    res.status = fault == "http500" ? 500 : 503;
+    res.set_content("<html><body>Service Unavailable</body></html>",
+                    "text/html");
+    return;
+  }
+  if (fault == "http429") {
+    res.status = 429;
+    res.set_header("Retry-After", std::to_string(faults.retry_after));
+    res.set_content("{\"statusCode\":429,\"message\":\"Rate limit is "
+                    "exceeded. Try again later.\"}",
+                    "application/json");
+    return;
+  }
+  if (fault == "hang") {
+    wait_or_stop(faults.hang_ms);
+    res.status = 504;
+    return;
+  }
+  if (fault == "malformed") {
+    res.set_content("{\"data\": {\"stop\": [unterminated",
+                    "application/json");
+    return;
+  }
+  if (fault == "graphql-error") {
+    if (graphql) {
+      json::object error{
+        {"message", "Exception while fetching data (/stop) : upstream "
+                    "timetable unavailable"},
+        {"locations", json::array{json::object{{"line", 2}, {"column", 3}}}},
+        {"extensions",
+         json::object{{"classification", "DataFetchingException"}}}};
+      send_json(res, 200, json::object{{"errors", json::array{error}},
+                                       {"data", nullptr}});
+    } else {
+      send_json(res, 500,
+                json::object{{"geocoding",
+                              json::object{{"errors",
+                                            json::array{"elasticsearch "
+                                                        "unavailable"}}}}});
+    }
+    return;
+  }
+  auto produced = produce();
+  if (!produced)
+    return; // the producer answered itself (a 400)
+  auto text = json::serialize(*produced);
+  if (fault == "truncated")
+    text.resize(text.size() / 2);
+  res.set_content(text, "application/json");
+}
+
 mock_upstream::~mock_upstream() {
   stop();
 }
@@ -338,6 +382,10 @@ std::string mock_upstream::base_url() const {
 
 std::string mock_upstream::routing_url() const {
   return base_url() + "/routing/v2/hsl/gtfs/v1";
+}
+
+std::string mock_upstream::geocoding_url() const {
+  return base_url() + "/geocoding/v1";
 }
 
 void mock_upstream::set_faults(fault_settings faults) {

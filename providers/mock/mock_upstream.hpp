@@ -10,9 +10,14 @@
 //                         "withSubscriptionKey":M}
 //   POST /__mock/reset   zero the counters and clear the faults
 // Faults: none, http500, http503, http429, hang, malformed, truncated,
-// graphql-error.
+// graphql-error (a GraphQL `errors` payload; a Pelias 500 with
+// geocoding.errors). "confidenceScale": 100 makes Pelias confidences 0..100.
+// Routes: POST /routing/v2/{router}/gtfs/v1 (StopDepartures, NearbyStops),
+// GET /geocoding/v1/search.
 
 #include <atomic>
+#include <functional>
+#include <optional>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -24,6 +29,8 @@
 
 namespace httplib {
 class Server;
+struct Request;
+struct Response;
 }
 
 namespace transitd::mock {
@@ -39,6 +46,8 @@ struct fault_settings {
   int retry_after = 2;
   /// How long a "hang" holds the request.
   int hang_ms = 30000;
+  /// Geocoding confidences on a 0..1 scale, or 0..100 (some deployments).
+  int confidence_scale = 1;
 };
 
 /// Parses the control JSON; a failure names the bad field.
@@ -70,12 +79,22 @@ public:
   std::string base_url() const;
   /// The Digitransit routing GraphQL endpoint on this mock (router "hsl").
   std::string routing_url() const;
+  /// The Pelias base on this mock ("/search" is appended by clients).
+  std::string geocoding_url() const;
 
   void set_faults(fault_settings faults);
   mock_stats stats() const;
   void reset();
 
 private:
+  /// Common to every route: counts, latency, fault injection; `produce`
+  /// makes the healthy answer (or answers itself and returns nullopt).
+  void serve(const httplib::Request& req, httplib::Response& res,
+             const std::string& operation, bool graphql,
+             const std::function<std::optional<boost::json::object>()>&
+               produce);
+  boost::json::object answer_graphql(const boost::json::object& request);
+
   /// Decides, per request, whether the configured fault applies.
   std::string next_fault();
   void record(const std::string& operation, bool has_key);

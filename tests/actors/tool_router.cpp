@@ -32,6 +32,17 @@ stop_finder_actor::behavior_type echo_finder() {
   };
 }
 
+/// An ADDRESS_GEOCODER that echoes the correlation id.
+address_geocoder_actor::behavior_type echo_geocoder() {
+  return {
+    [](const geocode_request& request) {
+      geocode_reply reply;
+      reply.correlation_id = request.context.correlation_id;
+      return reply;
+    },
+  };
+}
+
 /// A VARIABLE_STORE that answers every call with an empty reply.
 variable_store_actor::behavior_type empty_store() {
   return {
@@ -56,7 +67,8 @@ TEST_CASE_METHOD(test::deterministic_fixture,
                  "the router sends variable calls to the store, stamped",
                  "[tool_router][actor]") {
   auto router = sys.spawn(tool_router, sys.spawn(echo_board),
-                          sys.spawn(echo_finder), sys.spawn(empty_store));
+                          sys.spawn(echo_finder), sys.spawn(echo_geocoder),
+                          sys.spawn(empty_store));
   self->send(router, get_variables_request{});
   sched.run();
   self->receive([&](get_variables_reply& reply) {
@@ -73,7 +85,8 @@ TEST_CASE_METHOD(test::deterministic_fixture,
                  "the router stamps calls that arrive without an id",
                  "[tool_router][actor]") {
   auto router = sys.spawn(tool_router, sys.spawn(echo_board),
-                          sys.spawn(echo_finder), sys.spawn(empty_store));
+                          sys.spawn(echo_finder), sys.spawn(echo_geocoder),
+                          sys.spawn(empty_store));
   get_departures_request r;
   r.stop = {stop_ref::kind::id, "HSL:1"};
   self->send(router, r);
@@ -89,7 +102,8 @@ TEST_CASE_METHOD(test::deterministic_fixture,
                  "the router keeps an id the caller chose",
                  "[tool_router][actor]") {
   auto router = sys.spawn(tool_router, sys.spawn(echo_board),
-                          sys.spawn(echo_finder), sys.spawn(empty_store));
+                          sys.spawn(echo_finder), sys.spawn(echo_geocoder),
+                          sys.spawn(empty_store));
   get_departures_request r;
   r.context.correlation_id = "mine";
   r.context.received_ms = 42;

@@ -256,3 +256,52 @@ TEST_CASE("e2e: find_stops over MCP against the mock", "[e2e][find_stops]") {
   CHECK_THAT(std::string{mode.at("message").as_string()},
              Catch::Contains("ROCKET"));
 }
+
+TEST_CASE("e2e: geocode_address over MCP against the mock",
+          "[e2e][geocode]") {
+  daemon_harness daemon;
+  mcp_client client{daemon.port()};
+  client.initialize();
+  auto found = test::structured(client.call_tool(
+    "geocode_address", json::object{{"text", "  kamppi "}, {"size", 3}}));
+  CHECK(found.at("query").as_string() == "kamppi");
+  auto results = found.at("results").as_array();
+  REQUIRE(results.size() == 3);
+  double last = 2;
+  for (const auto& r : results) {
+    auto c = r.at("confidence").as_double();
+    CHECK(c <= last + 0.01);
+    CHECK(c <= 1.0);
+    last = c;
+  }
+  // A deployment answering 0..100 is normalised.
+  mock::fault_settings scale;
+  scale.confidence_scale = 100;
+  daemon.mock().set_faults(scale);
+  auto scaled = test::structured(client.call_tool(
+    "geocode_address", json::object{{"text", "kamppi"}, {"size", 3}}));
+  CHECK(scaled.at("results").at(0).at("confidence").as_double() <= 1.0);
+  daemon.mock().set_faults(mock::fault_settings{});
+  auto capped = test::structured(client.call_tool(
+    "geocode_address", json::object{{"text", "helsinki"}, {"size", 100}}));
+  CHECK(capped.at("results").as_array().size() <= 40);
+  auto none = test::tool_error(client.call_tool(
+    "geocode_address", json::object{{"text", "zzzx"}}));
+  CHECK(none.at("code").as_string() == "geocode-no-results");
+  auto bad = test::tool_error(client.call_tool(
+    "geocode_address", json::object{{"text", "kamppi"}, {"size", 0}}));
+  CHECK(bad.at("code").as_string() == "validation-error");
+  mock::fault_settings broken;
+  broken.fault = "graphql-error";
+  broken.error_rate = 1;
+  daemon.mock().set_faults(broken);
+  auto failed = test::tool_error(client.call_tool(
+    "geocode_address", json::object{{"text", "kamppi"}}));
+  CHECK(failed.at("code").as_string() == "upstream-error");
+  broken.fault = "hang";
+  broken.hang_ms = 5000;
+  daemon.mock().set_faults(broken);
+  auto slow = test::tool_error(client.call_tool(
+    "geocode_address", json::object{{"text", "kamppi"}}));
+  CHECK(slow.at("code").as_string() == "upstream-timeout");
+}

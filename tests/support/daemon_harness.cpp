@@ -24,7 +24,11 @@ daemon_harness::daemon_harness(harness_options options) {
   engine_cfg.digitransit_routing.timeout_ms = options.upstream_timeout_ms;
   engine_cfg.tool_timeout_ms = options.tool_timeout_ms;
   engine_cfg.http_workers_per_upstream = 4;
-  engine_cfg.demo = options.demo;
+  engine_cfg.digitransit_geocoding.url = mock_.geocoding_url();
+  engine_cfg.digitransit_geocoding.api_key = "test-key";
+  engine_cfg.digitransit_geocoding.timeout_ms = options.upstream_timeout_ms;
+  engine_cfg.demo_routing = options.demo;
+  engine_cfg.demo_geocoding = options.demo;
   engine_ = spawn_engine(*system_, engine_cfg);
   gateway_ = std::make_unique<gateway>(*system_, engine_.router, 2);
   catalog_ = std::make_unique<mcp::tool_catalog>(

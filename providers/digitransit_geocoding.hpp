@@ -1,0 +1,25 @@
+#pragma once
+// Digitransit geocoding (Pelias /search): pure request builder and response
+// parser, tested against the recorded payloads.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "messages/error.hpp"
+#include "messages/geocoding.hpp"
+
+namespace transitd::digitransit {
+
+/// Path and query string of a Pelias search: "/search?text=...&size=..."
+/// relative to the geocoding base (URL-encoded).
+std::string make_search_target(const geocode_query& query);
+
+/// Parses a GeoJSON FeatureCollection (coordinates are [lon, lat]).
+outcome<geocode_candidates> parse_search(std::string_view body,
+                                         int64_t fetched_ms);
+
+/// Percent-encodes a query-string value (RFC 3986 unreserved kept).
+std::string url_encode(std::string_view text);
+
+} // namespace transitd::digitransit

@@ -1,0 +1,34 @@
+#pragma once
+// The Digitransit geocoding provider as an actor: implements GEOCODING with
+// Pelias GET /search through its HTTP client pool.
+
+#include <cstdint>
+#include <string>
+
+#include "actors/http_client.hpp"
+#include "actors/interfaces.hpp"
+
+namespace transitd {
+
+struct digitransit_geocoding_options {
+  /// The Pelias base; "/search" is appended, e.g.
+  /// "https://api.digitransit.fi/geocoding/v1".
+  std::string url;
+  /// Sent as digitransit-subscription-key; never logged.
+  std::string api_key;
+  int32_t timeout_ms = 5000;
+};
+
+struct digitransit_geocoding_state {
+  static inline const char* name = "digitransit_geocoding";
+  std::string origin;
+  std::string path;
+  digitransit_geocoding_options options;
+  http_client_pool pool;
+};
+
+geocoding_actor::behavior_type digitransit_geocoding(
+  geocoding_actor::stateful_pointer<digitransit_geocoding_state> self,
+  digitransit_geocoding_options options, http_client_pool pool);
+
+} // namespace transitd

@@ -1,0 +1,53 @@
+#pragma once
+// The one way a provider actor calls its upstream: hand an http_call to the
+// next HTTP_CLIENT worker, map non-200 answers and transport failures to the
+// contract's codes, parse 200 answers, deliver through a response promise.
+
+#include <chrono>
+#include <string>
+
+#include <caf/typed_response_promise.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/http_client.hpp"
+#include "providers/upstream_http.hpp"
+
+namespace transitd {
+
+/// `parse(body, received_ms)` returns outcome<Result>.
+template <class Result, class Self, class Parse>
+caf::typed_response_promise<Result>
+call_upstream(Self* self, http_client_pool& pool, http_call call,
+              std::string upstream_name, Parse parse) {
+  auto rp = self->template make_response_promise<Result>();
+  auto cid = call.context.correlation_id;
+  // The worker enforces the HTTP timeout; the request timeout only guards
+  // against a lost worker.
+  auto guard = std::chrono::milliseconds{call.timeout_ms + 1000};
+  self->request(pool.next(), guard, std::move(call))
+    .then(
+      [rp, cid, upstream_name, parse](http_response& response) mutable {
+        if (response.status != 200) {
+          auto f = classify_http_failure(response, upstream_name);
+          spdlog::warn("[{}] {}: {}", cid, upstream_name, f.message);
+          rp.deliver(to_error(f));
+          return;
+        }
+        outcome<Result> parsed = parse(response.body, response.received_ms);
+        if (!parsed) {
+          spdlog::warn("[{}] {}: {}", cid, upstream_name,
+                       parsed.error().message);
+          rp.deliver(to_error(parsed.error()));
+          return;
+        }
+        rp.deliver(std::move(*parsed));
+      },
+      [rp, cid, upstream_name](caf::error& err) mutable {
+        spdlog::warn("[{}] {}: {}", cid, upstream_name,
+                     to_failure(err).message);
+        rp.deliver(std::move(err));
+      });
+  return rp;
+}
+
+} // namespace transitd

@@ -1,0 +1,132 @@
+#include "transport/geocode_json.hpp"
+
+#include <algorithm>
+#include <climits>
+
+#include "transport/departures_json.hpp"
+#include "transport/stops_json.hpp"
+
+namespace json = boost::json;
+
+namespace transitd::mcp {
+
+tool_spec geocode_address_spec() {
+  tool_spec spec;
+  spec.name = "geocode_address";
+  spec.title = "Find places by name or address";
+  spec.description
+    = "Forward geocoding in the Helsinki region (Digitransit Pelias): "
+      "candidates for a text, best first, with coordinates, confidence 0..1 "
+      "and type (address, poi, stop). size above 40 is capped at 40.";
+  json::object input;
+  auto text = schema_string("what to look for, 1..200 characters");
+  text["minLength"] = 1;
+  text["maxLength"] = 200;
+  input["text"] = std::move(text);
+  auto size = json::object{{"type", "integer"},
+                           {"minimum", 1},
+                           {"default", 10},
+                           {"description", "results wanted; above 40 is "
+                                           "capped at 40"}};
+  input["size"] = std::move(size);
+  input["language"] = schema_enum({"fi", "sv", "en"});
+  input["language"].as_object()["default"] = "en";
+  input["focus"] = schema_coordinate("prefer results near here (breaks "
+                                     "confidence ties)");
+  auto layers = schema_array(schema_string(),
+                             "Pelias layers to search, e.g. address, venue, "
+                             "stop");
+  layers["maxItems"] = 8;
+  input["layers"] = std::move(layers);
+  spec.input_schema = schema_object(std::move(input), {"text"});
+  json::object bbox;
+  for (auto key : {"minLon", "maxLon", "minLat", "maxLat"})
+    bbox[key] = schema_number();
+  json::object result;
+  result["name"] = schema_string();
+  result["coordinates"] = schema_coordinate();
+  result["confidence"] = json::object{{"type", "number"},
+                                      {"minimum", 0},
+                                      {"maximum", 1}};
+  result["type"] = schema_enum({"address", "poi", "stop"});
+  result["language"] = schema_string();
+  result["label"] = schema_string();
+  result["address"] = schema_string();
+  result["boundingBox"] = schema_object(
+    std::move(bbox), {"minLon", "maxLon", "minLat", "maxLat"});
+  json::object output;
+  output["query"] = schema_string("the normalised query text");
+  output["language"] = schema_enum({"fi", "sv", "en"});
+  output["results"] = schema_array(
+    schema_object(std::move(result),
+                  {"name", "coordinates", "confidence", "type"}));
+  output["truncated"] = schema_boolean();
+  output["warnings"] = schema_warnings();
+  output["correlationId"] = schema_string();
+  spec.output_schema = schema_object(std::move(output),
+                                     {"query", "results", "correlationId"});
+  return spec;
+}
+
+outcome<geocode_request>
+parse_geocode_address(const json::object& arguments) {
+  geocode_request request;
+  argument_reader args{arguments};
+  auto text = args.string("text", true);
+  auto size = args.integer("size", false);
+  auto language = args.string("language", false);
+  request.focus = read_coordinate(args, "focus", false);
+  if (const auto* layers = args.array("layers", false)) {
+    for (const auto& item : *layers) {
+      if (!item.is_string()) {
+        args.fail("field \"layers\" must hold strings");
+        break;
+      }
+      request.layers.emplace_back(item.get_string());
+    }
+  }
+  if (auto problem = args.finish())
+    return *problem;
+  request.text = *text;
+  if (size)
+    request.size = static_cast<int32_t>(
+      std::clamp<int64_t>(*size, INT32_MIN, INT32_MAX));
+  if (language)
+    request.language = *language;
+  return request;
+}
+
+json::object to_json(const geocode_reply& reply) {
+  json::array results;
+  for (const auto& r : reply.results) {
+    json::object item{{"name", r.name},
+                      {"coordinates",
+                       json::object{{"lat", r.position.lat},
+                                    {"lon", r.position.lon}}},
+                      {"confidence", r.confidence},
+                      {"type", to_string(r.type)}};
+    if (r.language)
+      item["language"] = *r.language;
+    if (r.label)
+      item["label"] = *r.label;
+    if (r.address)
+      item["address"] = *r.address;
+    if (r.bbox)
+      item["boundingBox"] = json::object{{"minLon", r.bbox->min_lon},
+                                         {"maxLon", r.bbox->max_lon},
+                                         {"minLat", r.bbox->min_lat},
+                                         {"maxLat", r.bbox->max_lat}};
+    results.push_back(std::move(item));
+  }
+  json::object out{{"query", reply.query},
+                   {"language", reply.language},
+                   {"results", std::move(results)},
+                   {"correlationId", reply.correlation_id}};
+  if (reply.truncated)
+    out["truncated"] = true;
+  if (!reply.warnings.empty())
+    out["warnings"] = to_json(reply.warnings);
+  return out;
+}
+
+} // namespace transitd::mcp
