@@ -27,7 +27,9 @@ TEST_CASE("mock Pelias: no match, layers, 0..100 scale", "[mock][pelias]") {
   layered.text = "helsinki";
   layered.size = 40;
   layered.layers = {"address"};
-  for (const auto& f : mock::generate_search(layered).at("features").as_array())
+  auto answer = mock::generate_search(layered);
+  REQUIRE_FALSE(answer.at("features").as_array().empty());
+  for (const auto& f : answer.at("features").as_array())
     CHECK(f.at("properties").at("layer").as_string() == "address");
   mock::search_query scaled;
   scaled.text = "kamppi";
