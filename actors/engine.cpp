@@ -9,6 +9,7 @@
 #include "actors/address_geocoder.hpp"
 #include "actors/departures_board.hpp"
 #include "actors/stop_finder.hpp"
+#include "actors/trip_planner.hpp"
 #include "actors/tool_router.hpp"
 
 namespace transitd {
@@ -18,9 +19,10 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   result.variable_store = spawn_variable_store(system, config.variables);
   http_client_pool routing_pool{system, config.http_workers_per_upstream};
   result.http_clients = routing_pool.workers();
-  result.timetable = system.spawn(digitransit_routing,
-                                  config.digitransit_routing,
-                                  std::move(routing_pool));
+  auto routing = system.spawn(digitransit_routing, config.digitransit_routing,
+                              std::move(routing_pool));
+  result.timetable = routing;
+  result.journey_planner = routing;
   http_client_pool geocoding_pool{system, config.http_workers_per_upstream};
   for (const auto& worker : geocoding_pool.workers())
     result.http_clients.push_back(worker);
@@ -43,9 +45,15 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   result.stop_finder = system.spawn(stop_finder, result.timetable, helsinki);
   result.address_geocoder = system.spawn(address_geocoder, result.geocoding,
                                          geocoder);
+  trip_planner_options planner;
+  planner.tool = helsinki;
+  planner.area = config.plan_region;
+  planner.speculative_relax = config.speculative_relax;
+  result.trip_planner = system.spawn(trip_planner, result.journey_planner,
+                                     result.variable_store, planner);
   result.router = system.spawn(tool_router, result.departures_board,
                                result.stop_finder, result.address_geocoder,
-                               result.variable_store);
+                               result.trip_planner, result.variable_store);
   return result;
 }
 
@@ -58,6 +66,7 @@ void engine::shutdown() {
   stop(departures_board);
   stop(stop_finder);
   stop(address_geocoder);
+  stop(trip_planner);
   stop(geocoding);
   stop(timetable);
   stop(variable_store);

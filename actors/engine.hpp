@@ -15,6 +15,7 @@
 #include <caf/fwd.hpp>
 
 #include "actors/interfaces.hpp"
+#include "actors/trip_rules.hpp"
 #include "actors/variable_store.hpp"
 #include "providers/digitransit_geocoding_actor.hpp"
 #include "providers/digitransit_routing_actor.hpp"
@@ -30,6 +31,11 @@ struct engine_config {
   std::size_t http_workers_per_upstream = 8;
   /// Upper bound on one tool call when the caller sets no deadline.
   int32_t tool_timeout_ms = 10000;
+  /// plan_trip's service area (D15).
+  region plan_region;
+  /// D12: relaxed plan query in parallel with the primary (true) or only
+  /// after a disrupted primary answer (false).
+  bool speculative_relax = true;
   /// The routing upstream is the embedded mock: replies built on it say so
   /// ("demo-data").
   bool demo_routing = false;
@@ -44,7 +50,9 @@ struct engine {
   departures_board_actor departures_board;
   stop_finder_actor stop_finder;
   address_geocoder_actor address_geocoder;
+  trip_planner_actor trip_planner;
   timetable_actor timetable;
+  journey_planner_actor journey_planner;
   geocoding_actor geocoding;
   variable_store_actor variable_store;
   std::vector<http_client_actor> http_clients;

@@ -46,6 +46,17 @@ using departures_board_actor = caf::typed_actor<
   // One get_departures call.
   caf::replies_to<get_departures_request>::with<get_departures_reply>>;
 
+/// JOURNEY_PLANNER: itineraries between two points (Digitransit
+/// planConnection, or a stand-in).
+using journey_planner_actor = caf::typed_actor<
+  // One upstream plan; an empty list when there is no itinerary.
+  caf::replies_to<trip_plan_query>::with<trip_plans>>;
+
+/// DIGITRANSIT_ROUTING: one actor serving both TIMETABLE and
+/// JOURNEY_PLANNER over the same GraphQL endpoint.
+using digitransit_routing_actor
+  = timetable_actor::extend_with<journey_planner_actor>;
+
 /// GEOCODING: a forward geocoder (Digitransit's Pelias, or a stand-in).
 using geocoding_actor = caf::typed_actor<
   // Candidates for a text, in the provider's order.
@@ -56,6 +67,13 @@ using geocoding_actor = caf::typed_actor<
 using address_geocoder_actor = caf::typed_actor<
   // One geocode_address call.
   caf::replies_to<geocode_request>::with<geocode_reply>>;
+
+/// TRIP_PLANNER: the plan_trip tool. Resolves labels, validates, fans the
+/// primary and the relaxed query out in parallel (D12), merges,
+/// deduplicates and truncates.
+using trip_planner_actor = caf::typed_actor<
+  // One plan_trip call.
+  caf::replies_to<plan_trip_request>::with<plan_trip_reply>>;
 
 /// STOP_FINDER: the find_stops tool. Validates, asks TIMETABLE, filters,
 /// sorts and truncates.
@@ -72,6 +90,8 @@ using tool_router_actor = caf::typed_actor<
   caf::replies_to<find_stops_request>::with<find_stops_reply>,
   // geocode_address, answered by ADDRESS_GEOCODER.
   caf::replies_to<geocode_request>::with<geocode_reply>,
+  // plan_trip, answered by TRIP_PLANNER.
+  caf::replies_to<plan_trip_request>::with<plan_trip_reply>,
   // save_user_variable, answered by VARIABLE_STORE.
   caf::replies_to<save_variable_request>::with<save_variable_reply>,
   // get_user_variables, answered by VARIABLE_STORE.

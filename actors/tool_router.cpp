@@ -20,10 +20,12 @@ tool_router(tool_router_actor::stateful_pointer<tool_router_state> self,
             departures_board_actor departures_board,
             stop_finder_actor stop_finder,
             address_geocoder_actor address_geocoder,
+            trip_planner_actor trip_planner,
             variable_store_actor variable_store) {
   self->state.departures_board = std::move(departures_board);
   self->state.stop_finder = std::move(stop_finder);
   self->state.address_geocoder = std::move(address_geocoder);
+  self->state.trip_planner = std::move(trip_planner);
   self->state.variable_store = std::move(variable_store);
   auto route = [self](auto& target, auto& request) {
     stamp(request.context);
@@ -38,6 +40,9 @@ tool_router(tool_router_actor::stateful_pointer<tool_router_state> self,
     },
     [self, route](geocode_request& request) {
       return route(self->state.address_geocoder, request);
+    },
+    [self, route](plan_trip_request& request) {
+      return route(self->state.trip_planner, request);
     },
     [self, route](save_variable_request& request) {
       return route(self->state.variable_store, request);

@@ -11,6 +11,7 @@ struct tool_router_state {
   departures_board_actor departures_board;
   stop_finder_actor stop_finder;
   address_geocoder_actor address_geocoder;
+  trip_planner_actor trip_planner;
   variable_store_actor variable_store;
 };
 
@@ -19,6 +20,7 @@ tool_router(tool_router_actor::stateful_pointer<tool_router_state> self,
             departures_board_actor departures_board,
             stop_finder_actor stop_finder,
             address_geocoder_actor address_geocoder,
+            trip_planner_actor trip_planner,
             variable_store_actor variable_store);
 
 /// Fills in a correlation id and the receive time when the caller (an

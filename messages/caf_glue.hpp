@@ -13,6 +13,7 @@
 #include "messages/geocoding.hpp"
 #include "messages/http.hpp"
 #include "messages/stops.hpp"
+#include "messages/trips.hpp"
 #include "messages/variables.hpp"
 
 CAF_ERROR_CODE_ENUM(transitd::ec, "transitd")
@@ -83,4 +84,10 @@ CAF_BEGIN_TYPE_ID_BLOCK(transitd, TRANSITD_TYPE_ID_OFFSET)
   CAF_ADD_TYPE_ID(transitd, (transitd::geocode_candidates))
   CAF_ADD_TYPE_ID(transitd, (transitd::geocode_candidate))
   CAF_ADD_TYPE_ID(transitd, (transitd::bounding_box))
+  CAF_ADD_TYPE_ID(transitd, (transitd::plan_trip_request))
+  CAF_ADD_TYPE_ID(transitd, (transitd::plan_trip_reply))
+  CAF_ADD_TYPE_ID(transitd, (transitd::trip_plan_query))
+  CAF_ADD_TYPE_ID(transitd, (transitd::trip_plans))
+  CAF_ADD_TYPE_ID(transitd, (transitd::itinerary))
+  CAF_ADD_TYPE_ID(transitd, (transitd::trip_leg))
 CAF_END_TYPE_ID_BLOCK(transitd)

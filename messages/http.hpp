@@ -24,12 +24,16 @@ struct http_call {
   std::string content_type;
   /// Per-attempt timeout for connect, read and write.
   int32_t timeout_ms = 5000;
+  /// Attempts in all (1 = no retry). Retried: 429 (after its Retry-After),
+  /// 502/503/504 and connection failures (exponential backoff with full
+  /// jitter); never past context.deadline_ms. Only for idempotent calls.
+  int32_t max_attempts = 1;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, http_call& x) {
   return f(x.context, x.method, x.origin, x.target, x.headers, x.body,
-           x.content_type, x.timeout_ms);
+           x.content_type, x.timeout_ms, x.max_attempts);
 }
 
 /// What the upstream answered. Transport failures (refused, timeout, TLS)
@@ -42,11 +46,14 @@ struct http_response {
   std::string retry_after;
   /// When the response arrived, ms since epoch.
   int64_t received_ms = 0;
+  /// Attempts it took (1 = first try).
+  int32_t attempts = 1;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, http_response& x) {
-  return f(x.status, x.body, x.content_type, x.retry_after, x.received_ms);
+  return f(x.status, x.body, x.content_type, x.retry_after, x.received_ms,
+           x.attempts);
 }
 
 } // namespace transitd

@@ -34,6 +34,7 @@ geocoding_actor::behavior_type digitransit_geocoding(
       call.origin = st.origin;
       call.target = st.path + digitransit::make_search_target(query);
       call.timeout_ms = st.options.timeout_ms;
+      call.max_attempts = st.options.max_attempts;
       if (!st.options.api_key.empty())
         call.headers.emplace_back("digitransit-subscription-key",
                                   st.options.api_key);

@@ -17,6 +17,8 @@ struct digitransit_geocoding_options {
   /// Sent as digitransit-subscription-key; never logged.
   std::string api_key;
   int32_t timeout_ms = 5000;
+  /// Attempts per search (GET is idempotent).
+  int32_t max_attempts = 2;
 };
 
 struct digitransit_geocoding_state {

@@ -2,7 +2,12 @@
 
 #include <algorithm>
 
+#include <cmath>
+#include <cstdio>
+
 #include <boost/json.hpp>
+
+#include "messages/time.hpp"
 
 namespace json = boost::json;
 
@@ -316,6 +321,174 @@ outcome<nearby_stops> parse_nearby_stops(std::string_view body,
       continue;
     if (auto stop = to_stop(*place, int_at(*node, {"distance"}), by_radius))
       result.stops.push_back(std::move(*stop));
+  }
+  return result;
+}
+
+namespace {
+
+constexpr std::string_view plan_query_text = R"(query PlanTrip(
+  $origin: PlanLabeledLocationInput!, $destination: PlanLabeledLocationInput!,
+  $dateTime: PlanDateTimeInput, $first: Int, $locale: Locale,
+  $walkReluctance: Reluctance, $transferCost: Cost, $maximumTransfers: Int,
+  $waitReluctance: Reluctance, $wheelchair: Boolean) {
+  planConnection(origin: $origin, destination: $destination,
+    dateTime: $dateTime, first: $first, locale: $locale,
+    preferences: {
+      street: { walk: { reluctance: $walkReluctance } }
+      transit: {
+        transfer: { cost: $transferCost, maximumTransfers: $maximumTransfers }
+        board: { waitReluctance: $waitReluctance }
+      }
+      accessibility: { wheelchair: { enabled: $wheelchair } }
+    }) {
+    routingErrors { code }
+    edges {
+      node {
+        start
+        end
+        numberOfTransfers
+        walkDistance
+        legs {
+          mode
+          transitLeg
+          distance
+          realtimeState
+          headsign
+          accessibilityScore
+          start { scheduledTime estimated { time delay } }
+          end { scheduledTime estimated { time delay } }
+          from { name lat lon stop { gtfsId } }
+          to { name lat lon stop { gtfsId } }
+          route { shortName }
+        }
+      }
+    }
+  }
+})";
+
+json::object labeled_location(const coordinate& c) {
+  return json::object{
+    {"location",
+     json::object{{"coordinate", json::object{{"latitude", c.lat},
+                                              {"longitude", c.lon}}}}}};
+}
+
+std::optional<int64_t> time_at(const json::value& root,
+                               std::initializer_list<std::string_view> path) {
+  auto text = string_at(root, path);
+  if (!text)
+    return std::nullopt;
+  return parse_iso8601(*text);
+}
+
+place_ref read_place(const json::value* place) {
+  place_ref out;
+  if (place == nullptr || !place->is_object())
+    return out;
+  out.name = string_at(*place, {"name"}).value_or("");
+  out.stop_id = string_at(*place, {"stop", "gtfsId"});
+  out.position = {number_at(*place, "lat"), number_at(*place, "lon")};
+  return out;
+}
+
+outcome<trip_leg> read_leg(const json::value& leg) {
+  trip_leg out;
+  auto mode = string_at(leg, {"mode"}).value_or("OTHER");
+  out.mode = parse_transit_mode(mode).value_or(transit_mode::other);
+  const auto* transit = find_path(leg, {"transitLeg"});
+  out.transit = transit != nullptr && transit->is_bool()
+                  ? transit->get_bool()
+                  : out.mode != transit_mode::walk
+                      && out.mode != transit_mode::bicycle
+                      && out.mode != transit_mode::car;
+  auto start = time_at(leg, {"start", "scheduledTime"});
+  auto end = time_at(leg, {"end", "scheduledTime"});
+  if (!start || !end)
+    return make_failure(ec::upstream_error,
+                        "upstream leg lacks start/end scheduledTime");
+  out.scheduled_start = *start;
+  out.scheduled_end = *end;
+  out.realtime_start = time_at(leg, {"start", "estimated", "time"});
+  out.realtime_end = time_at(leg, {"end", "estimated", "time"});
+  auto state = string_at(leg, {"realtimeState"}).value_or("");
+  out.cancelled = state == "CANCELED" || state == "CANCELLED";
+  out.line = string_at(leg, {"route", "shortName"});
+  out.headsign = string_at(leg, {"headsign"});
+  out.from = read_place(find_path(leg, {"from"}));
+  out.to = read_place(find_path(leg, {"to"}));
+  out.distance = number_at(leg, "distance");
+  if (const auto* score = find_path(leg, {"accessibilityScore"});
+      score != nullptr && score->is_number())
+    out.accessibility_score = score->to_number<double>();
+  return out;
+}
+
+} // namespace
+
+std::string make_plan_body(const trip_plan_query& query) {
+  json::object variables;
+  variables["origin"] = labeled_location(query.from);
+  variables["destination"] = labeled_location(query.to);
+  // OTP wants an offset date-time; UTC is unambiguous.
+  variables["dateTime"] = json::object{
+    {query.arrive_by ? "latestArrival" : "earliestDeparture",
+     format_utc(query.time)}};
+  variables["first"] = query.first;
+  variables["locale"] = query.language;
+  variables["walkReluctance"] = query.walk_reluctance;
+  variables["transferCost"] = query.transfer_cost;
+  variables["maximumTransfers"] = query.max_transfers;
+  variables["waitReluctance"] = query.wait_reluctance;
+  variables["wheelchair"] = query.wheelchair;
+  json::object body;
+  body["operationName"] = plan_operation;
+  body["query"] = plan_query_text;
+  body["variables"] = std::move(variables);
+  return json::serialize(body);
+}
+
+outcome<trip_plans> parse_plan(std::string_view body, int64_t fetched_ms) {
+  json::error_code error;
+  auto root = json::parse(body, error);
+  if (error)
+    return make_failure(ec::upstream_error,
+                        "upstream answered malformed JSON ("
+                          + error.message() + ")",
+                        "retry later");
+  if (auto failed = graphql_errors(root))
+    return *failed;
+  const auto* connection = find_path(root, {"data", "planConnection"});
+  if (connection == nullptr)
+    return make_failure(ec::upstream_error,
+                        "upstream answer has no data.planConnection");
+  trip_plans result;
+  result.fetched_ms = fetched_ms;
+  if (connection->is_null())
+    return result;
+  const auto* edges = find_path(*connection, {"edges"});
+  if (edges == nullptr || edges->is_null())
+    return result;
+  if (!edges->is_array())
+    return make_failure(ec::upstream_error, "upstream edges is not a list");
+  for (const auto& edge : edges->get_array()) {
+    const auto* node = find_path(edge, {"node"});
+    if (node == nullptr || !node->is_object())
+      continue;
+    itinerary it;
+    it.transfers = static_cast<int32_t>(
+      int_at(*node, {"numberOfTransfers"}).value_or(0));
+    it.walk_distance = number_at(*node, "walkDistance");
+    const auto* legs = find_path(*node, {"legs"});
+    if (legs == nullptr || !legs->is_array())
+      return make_failure(ec::upstream_error, "upstream itinerary has no legs");
+    for (const auto& leg : legs->get_array()) {
+      auto parsed = read_leg(leg);
+      if (!parsed)
+        return parsed.error();
+      it.legs.push_back(std::move(*parsed));
+    }
+    result.itineraries.push_back(std::move(it));
   }
   return result;
 }

@@ -11,6 +11,7 @@
 #include "messages/error.hpp"
 #include "messages/http.hpp"
 #include "messages/stops.hpp"
+#include "messages/trips.hpp"
 #include "providers/upstream_http.hpp"
 
 namespace transitd::digitransit {
@@ -40,5 +41,16 @@ std::string make_nearby_stops_body(const nearby_stops_query& query);
 /// `data.stopsByRadius` shape into stops, nearest first as received.
 outcome<nearby_stops> parse_nearby_stops(std::string_view body,
                                          int64_t fetched_ms);
+
+/// The GraphQL operation name of the trip planning query.
+inline constexpr std::string_view plan_operation = "PlanTrip";
+
+/// JSON body of a planConnection query (the older `plan` is deprecated
+/// upstream).
+std::string make_plan_body(const trip_plan_query& query);
+
+/// Parses `data.planConnection.edges[].node` itineraries: legs with
+/// scheduled and estimated times (ISO 8601), realtime state, stops.
+outcome<trip_plans> parse_plan(std::string_view body, int64_t fetched_ms);
 
 } // namespace transitd::digitransit

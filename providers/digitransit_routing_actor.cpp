@@ -14,7 +14,7 @@ namespace transitd {
 namespace {
 
 using routing_pointer
-  = timetable_actor::stateful_pointer<digitransit_routing_state>;
+  = digitransit_routing_actor::stateful_pointer<digitransit_routing_state>;
 
 /// POSTs one GraphQL body; `parse(body, received_ms)` reads the answer.
 template <class Result, class Parse>
@@ -36,6 +36,7 @@ post_graphql(routing_pointer self, const call_context& context,
   call.content_type = "application/json";
   call.body = std::move(body);
   call.timeout_ms = st.options.timeout_ms;
+  call.max_attempts = st.options.max_attempts;
   if (!st.options.api_key.empty())
     call.headers.emplace_back("digitransit-subscription-key",
                               st.options.api_key);
@@ -45,8 +46,8 @@ post_graphql(routing_pointer self, const call_context& context,
 
 } // namespace
 
-timetable_actor::behavior_type digitransit_routing(
-  timetable_actor::stateful_pointer<digitransit_routing_state> self,
+digitransit_routing_actor::behavior_type digitransit_routing(
+  digitransit_routing_actor::stateful_pointer<digitransit_routing_state> self,
   digitransit_routing_options options, http_client_pool pool) {
   auto& st = self->state;
   if (auto url = split_url(options.url)) {
@@ -70,6 +71,11 @@ timetable_actor::behavior_type digitransit_routing(
       return post_graphql<nearby_stops>(
         self, query.context, digitransit::make_nearby_stops_body(query),
         digitransit::parse_nearby_stops);
+    },
+    [self](const trip_plan_query& query) {
+      return post_graphql<trip_plans>(self, query.context,
+                                      digitransit::make_plan_body(query),
+                                      digitransit::parse_plan);
     },
   };
 }

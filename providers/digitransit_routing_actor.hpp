@@ -19,6 +19,8 @@ struct digitransit_routing_options {
   std::string api_key;
   /// Per upstream attempt.
   int32_t timeout_ms = 5000;
+  /// Attempts per query (GraphQL queries are idempotent).
+  int32_t max_attempts = 2;
 };
 
 struct digitransit_routing_state {
@@ -29,8 +31,8 @@ struct digitransit_routing_state {
   http_client_pool pool;
 };
 
-timetable_actor::behavior_type digitransit_routing(
-  timetable_actor::stateful_pointer<digitransit_routing_state> self,
+digitransit_routing_actor::behavior_type digitransit_routing(
+  digitransit_routing_actor::stateful_pointer<digitransit_routing_state> self,
   digitransit_routing_options options, http_client_pool pool);
 
 } // namespace transitd

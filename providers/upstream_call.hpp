@@ -3,6 +3,7 @@
 // next HTTP_CLIENT worker, map non-200 answers and transport failures to the
 // contract's codes, parse 200 answers, deliver through a response promise.
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 
@@ -10,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/http_client.hpp"
+#include "messages/time.hpp"
 #include "providers/upstream_http.hpp"
 
 namespace transitd {
@@ -21,9 +23,13 @@ call_upstream(Self* self, http_client_pool& pool, http_call call,
               std::string upstream_name, Parse parse) {
   auto rp = self->template make_response_promise<Result>();
   auto cid = call.context.correlation_id;
-  // The worker enforces the HTTP timeout; the request timeout only guards
-  // against a lost worker.
-  auto guard = std::chrono::milliseconds{call.timeout_ms + 1000};
+  // The worker enforces the HTTP timeouts and the deadline between retries;
+  // the request timeout only guards against a lost worker.
+  int64_t guard_ms = int64_t{call.timeout_ms} * call.max_attempts + 1000;
+  if (call.context.deadline_ms != 0)
+    guard_ms = std::max<int64_t>(call.timeout_ms + 1000,
+                                 call.context.deadline_ms - now_ms() + 500);
+  auto guard = std::chrono::milliseconds{guard_ms};
   self->request(pool.next(), guard, std::move(call))
     .then(
       [rp, cid, upstream_name, parse](http_response& response) mutable {

@@ -2,6 +2,7 @@
 
 #include "transport/departures_json.hpp"
 #include "transport/geocode_json.hpp"
+#include "transport/plan_json.hpp"
 #include "transport/stops_json.hpp"
 #include "transport/variables_json.hpp"
 
@@ -44,6 +45,10 @@ tool_catalog make_tool_catalog(gateway& gw) {
   geocode.run = make_runner<geocode_request, geocode_reply>(
     gw, parse_geocode_address);
   catalog.add(std::move(geocode));
+  auto plan = plan_trip_spec();
+  plan.run = make_runner<plan_trip_request, plan_trip_reply>(gw,
+                                                             parse_plan_trip);
+  catalog.add(std::move(plan));
   auto save = save_user_variable_spec();
   save.run = make_runner<save_variable_request, save_variable_reply>(
     gw, parse_save_user_variable);

@@ -1,6 +1,9 @@
 #include "providers/mock/mock_upstream.hpp"
 
 #include <chrono>
+#include <sstream>
+
+#include <date/date.h>
 #include <stdexcept>
 
 #include <httplib.h>
@@ -8,6 +11,7 @@
 
 #include "providers/mock/departures_generator.hpp"
 #include "providers/mock/geocoding_generator.hpp"
+#include "providers/mock/plan_generator.hpp"
 #include "providers/mock/stops_generator.hpp"
 
 namespace json = boost::json;
@@ -43,7 +47,15 @@ bool parse_fault_settings(const json::object& body, fault_settings& out,
   for (const auto& item : body) {
     auto key = std::string_view{item.key()};
     const auto& v = item.value();
-    if (key == "fault") {
+    if (key == "planDisruption") {
+      if (!v.is_string() || (v.get_string() != "none"
+                             && v.get_string() != "delay"
+                             && v.get_string() != "cancel")) {
+        problem = "planDisruption must be none, delay or cancel";
+        return false;
+      }
+      result.plan_disruption = std::string{v.get_string()};
+    } else if (key == "fault") {
       if (!v.is_string()) {
         problem = "fault must be a string";
         return false;
@@ -263,6 +275,53 @@ json::object mock_upstream::answer_graphql(const json::object& request) {
           query.modes.emplace_back(mode.get_string());
     query.language = str("language", "fi");
     return generate_nearest(query);
+  }
+  if (query_text.find("planConnection(") != std::string::npos) {
+    plan_query query;
+    auto coordinate_of = [&](const char* which, double& lat, double& lon) {
+      auto it = v.find(which);
+      if (it == v.end() || !it->value().is_object())
+        return;
+      const auto* c = it->value().get_object().if_contains("location");
+      if (c == nullptr || !c->is_object())
+        return;
+      const auto* xy = c->get_object().if_contains("coordinate");
+      if (xy == nullptr || !xy->is_object())
+        return;
+      const auto& o = xy->get_object();
+      if (const auto* la = o.if_contains("latitude"); la && la->is_number())
+        lat = la->to_number<double>();
+      if (const auto* lo = o.if_contains("longitude"); lo && lo->is_number())
+        lon = lo->to_number<double>();
+    };
+    coordinate_of("origin", query.from_lat, query.from_lon);
+    coordinate_of("destination", query.to_lat, query.to_lon);
+    query.time = std::chrono::duration_cast<std::chrono::seconds>(
+                   std::chrono::system_clock::now().time_since_epoch())
+                   .count();
+    if (auto dt = v.find("dateTime");
+        dt != v.end() && dt->value().is_object()) {
+      const auto& o = dt->value().get_object();
+      for (const char* key : {"earliestDeparture", "latestArrival"})
+        if (const auto* t = o.if_contains(key); t && t->is_string()) {
+          std::istringstream in{std::string{t->get_string()}};
+          date::sys_seconds instant;
+          in >> date::parse("%FT%T", instant);
+          if (!in.fail())
+            query.time = instant.time_since_epoch().count();
+          query.arrive_by = std::string{key} == "latestArrival";
+        }
+    }
+    query.first = static_cast<int32_t>(num("first", 5));
+    query.walk_reluctance = num("walkReluctance", 2.0);
+    query.max_transfers = static_cast<int32_t>(num("maximumTransfers", 4));
+    if (auto w = v.find("wheelchair"); w != v.end() && w->value().is_bool())
+      query.wheelchair = w->value().get_bool();
+    {
+      std::lock_guard<std::mutex> lock{mutex_};
+      query.disruption = faults_.plan_disruption;
+    }
+    return generate_plan(query);
   }
   return json::object{
     {"errors",

@@ -12,7 +12,9 @@
 // Faults: none, http500, http503, http429, hang, malformed, truncated,
 // graphql-error (a GraphQL `errors` payload; a Pelias 500 with
 // geocoding.errors). "confidenceScale": 100 makes Pelias confidences 0..100.
-// Routes: POST /routing/v2/{router}/gtfs/v1 (StopDepartures, NearbyStops),
+// "planDisruption": "delay"|"cancel" disrupts line 550 in trip plans.
+// Routes: POST /routing/v2/{router}/gtfs/v1 (StopDepartures, NearbyStops,
+// PlanTrip),
 // GET /geocoding/v1/search.
 
 #include <atomic>
@@ -48,6 +50,9 @@ struct fault_settings {
   int hang_ms = 30000;
   /// Geocoding confidences on a 0..1 scale, or 0..100 (some deployments).
   int confidence_scale = 1;
+  /// Trip plans: none, delay (line 550 runs 7 min late) or cancel (line
+  /// 550 cancelled).
+  std::string plan_disruption = "none";
 };
 
 /// Parses the control JSON; a failure names the bad field.

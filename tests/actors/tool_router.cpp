@@ -43,6 +43,17 @@ address_geocoder_actor::behavior_type echo_geocoder() {
   };
 }
 
+/// A TRIP_PLANNER that echoes the correlation id.
+trip_planner_actor::behavior_type echo_planner() {
+  return {
+    [](const plan_trip_request& request) {
+      plan_trip_reply reply;
+      reply.correlation_id = request.context.correlation_id;
+      return reply;
+    },
+  };
+}
+
 /// A VARIABLE_STORE that answers every call with an empty reply.
 variable_store_actor::behavior_type empty_store() {
   return {
@@ -68,7 +79,7 @@ TEST_CASE_METHOD(test::deterministic_fixture,
                  "[tool_router][actor]") {
   auto router = sys.spawn(tool_router, sys.spawn(echo_board),
                           sys.spawn(echo_finder), sys.spawn(echo_geocoder),
-                          sys.spawn(empty_store));
+                          sys.spawn(echo_planner), sys.spawn(empty_store));
   self->send(router, get_variables_request{});
   sched.run();
   self->receive([&](get_variables_reply& reply) {
@@ -86,7 +97,7 @@ TEST_CASE_METHOD(test::deterministic_fixture,
                  "[tool_router][actor]") {
   auto router = sys.spawn(tool_router, sys.spawn(echo_board),
                           sys.spawn(echo_finder), sys.spawn(echo_geocoder),
-                          sys.spawn(empty_store));
+                          sys.spawn(echo_planner), sys.spawn(empty_store));
   get_departures_request r;
   r.stop = {stop_ref::kind::id, "HSL:1"};
   self->send(router, r);
@@ -103,7 +114,7 @@ TEST_CASE_METHOD(test::deterministic_fixture,
                  "[tool_router][actor]") {
   auto router = sys.spawn(tool_router, sys.spawn(echo_board),
                           sys.spawn(echo_finder), sys.spawn(echo_geocoder),
-                          sys.spawn(empty_store));
+                          sys.spawn(echo_planner), sys.spawn(empty_store));
   get_departures_request r;
   r.context.correlation_id = "mine";
   r.context.received_ms = 42;

@@ -1,0 +1,212 @@
+#include "actors/trip_planner.hpp"
+
+#include <chrono>
+#include <memory>
+
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <spdlog/spdlog.h>
+
+#include "messages/time.hpp"
+
+namespace transitd {
+
+namespace {
+
+using planner_pointer
+  = trip_planner_actor::stateful_pointer<trip_planner_state>;
+
+/// One plan_trip call in flight. Every callback runs inside the actor, so
+/// the fields need no locking; the last callback to finish frees it.
+struct plan_call {
+  caf::typed_response_promise<plan_trip_reply> rp;
+  plan_trip_request request;
+  int64_t time = 0;
+  location_ref origin;
+  location_ref destination;
+  // Label resolution.
+  int labels_pending = 0;
+  std::optional<failure> label_failure;
+  // The fan-out (D12): answers and failures of both queries.
+  int queries_pending = 0;
+  std::optional<trip_plans> primary;
+  std::optional<trip_plans> relaxed;
+  std::optional<caf::error> primary_error;
+  bool relax_sent = false;
+  bool done = false;
+};
+
+using call_ptr = std::shared_ptr<plan_call>;
+
+std::chrono::milliseconds time_left(planner_pointer self,
+                                    const call_ptr& call) {
+  return std::chrono::milliseconds{
+    remaining_ms(call->request.context, self->state.options.tool.timeout_ms)};
+}
+
+void finish(planner_pointer self, const call_ptr& call);
+void send_relaxed(planner_pointer self, const call_ptr& call);
+
+void fail(const call_ptr& call, caf::error err) {
+  if (call->done)
+    return;
+  call->done = true;
+  call->rp.deliver(std::move(err));
+}
+
+/// Both answers (or the primary alone) are in: decide and reply.
+void finish(planner_pointer self, const call_ptr& call) {
+  if (call->done)
+    return;
+  if (call->primary_error) {
+    fail(call, *call->primary_error);
+    return;
+  }
+  const auto& primary = *call->primary;
+  bool disrupted = is_disrupted(primary);
+  bool relax_allowed = call->request.include_disruption_alt;
+  if (disrupted && relax_allowed && !call->relax_sent) {
+    // Sequential mode: only now ask the relaxed question.
+    send_relaxed(self, call);
+    return;
+  }
+  // The relaxed answer counts only when the primary is disrupted or empty.
+  const trip_plans* relaxed = disrupted && call->relaxed ? &*call->relaxed
+                                                         : nullptr;
+  auto merged = merge_plans(primary, relaxed);
+  auto freshness = std::max(primary.fetched_ms,
+                            relaxed ? relaxed->fetched_ms : int64_t{0});
+  auto reply = build_plan_reply(call->request, call->origin,
+                                call->destination, call->time,
+                                std::move(merged), freshness,
+                                relax_allowed && disrupted);
+  call->done = true;
+  if (!reply) {
+    call->rp.deliver(to_error(reply.error()));
+    return;
+  }
+  for (const auto& w : self->state.options.tool.standing_warnings)
+    reply->warnings.push_back(w);
+  call->rp.deliver(std::move(*reply));
+}
+
+void on_answer(planner_pointer self, const call_ptr& call) {
+  if (--call->queries_pending == 0)
+    finish(self, call);
+}
+
+void send_relaxed(planner_pointer self, const call_ptr& call) {
+  call->relax_sent = true;
+  ++call->queries_pending;
+  auto query = make_relaxed_query(call->request, call->origin,
+                                  call->destination, call->time);
+  self->request(self->state.journey_planner, time_left(self, call), query)
+    .then(
+      [self, call](trip_plans& plans) {
+        call->relaxed = std::move(plans);
+        on_answer(self, call);
+      },
+      [self, call](caf::error& err) {
+        // The alternative is a bonus: its failure leaves the primary.
+        spdlog::info("[{}] plan_trip relaxed query failed: {}",
+                     call->request.context.correlation_id,
+                     to_failure(err).message);
+        on_answer(self, call);
+      });
+}
+
+/// Labels are resolved: check the places and fan the queries out.
+void plan(planner_pointer self, const call_ptr& call) {
+  if (call->label_failure) {
+    fail(call, to_error(*call->label_failure));
+    return;
+  }
+  if (auto bad = check_places(call->origin, call->destination,
+                              self->state.options.area)) {
+    fail(call, to_error(*bad));
+    return;
+  }
+  call->queries_pending = 1;
+  auto primary = make_primary_query(call->request, call->origin,
+                                    call->destination, call->time);
+  self->request(self->state.journey_planner, time_left(self, call), primary)
+    .then(
+      [self, call](trip_plans& plans) {
+        call->primary = std::move(plans);
+        on_answer(self, call);
+      },
+      [self, call](caf::error& err) {
+        call->primary_error = std::move(err);
+        on_answer(self, call);
+      });
+  // D12: the relaxed query goes out at the same time, not after.
+  if (call->request.include_disruption_alt
+      && self->state.options.speculative_relax)
+    send_relaxed(self, call);
+}
+
+void resolve(planner_pointer self, const call_ptr& call,
+             const location_input& input, location_ref& target,
+             const std::string& field) {
+  if (input.type == location_input::kind::coords) {
+    target = from_input(input.position);
+    return;
+  }
+  ++call->labels_pending;
+  self
+    ->request(self->state.variable_store, time_left(self, call),
+              resolve_label{call->request.context, input.label})
+    .then(
+      [self, call, &target, field](user_variable& variable) {
+        auto ref = from_variable(variable, field);
+        if (ref)
+          target = std::move(*ref);
+        else if (!call->label_failure)
+          call->label_failure = ref.error();
+        if (--call->labels_pending == 0)
+          plan(self, call);
+      },
+      [self, call](caf::error& err) {
+        if (!call->label_failure)
+          call->label_failure = to_failure(err);
+        if (--call->labels_pending == 0)
+          plan(self, call);
+      });
+}
+
+} // namespace
+
+trip_planner_actor::behavior_type
+trip_planner(trip_planner_actor::stateful_pointer<trip_planner_state> self,
+             journey_planner_actor journey_planner,
+             variable_store_actor variable_store,
+             trip_planner_options options) {
+  self->state.journey_planner = std::move(journey_planner);
+  self->state.variable_store = std::move(variable_store);
+  self->state.options = std::move(options);
+  return {
+    [self](plan_trip_request& request) -> caf::result<plan_trip_reply> {
+      if (auto invalid = validate(request)) {
+        spdlog::info("[{}] plan_trip rejected: {}",
+                     request.context.correlation_id, invalid->message);
+        return to_error(*invalid);
+      }
+      auto call = std::make_shared<plan_call>();
+      call->rp = self->make_response_promise<plan_trip_reply>();
+      auto now = (request.context.received_ms != 0 ? request.context.received_ms
+                                                   : now_ms())
+                 / 1000;
+      call->time = resolve_time(request, now);
+      call->request = std::move(request);
+      // The references point into *call, which the callbacks keep alive.
+      resolve(self, call, call->request.origin, call->origin, "origin");
+      resolve(self, call, call->request.destination, call->destination,
+              "destination");
+      if (call->labels_pending == 0)
+        plan(self, call);
+      return call->rp;
+    },
+  };
+}
+
+} // namespace transitd

@@ -1,0 +1,32 @@
+#pragma once
+// TRIP_PLANNER: the plan_trip tool actor.
+
+#include "actors/interfaces.hpp"
+#include "actors/tool_support.hpp"
+#include "actors/trip_rules.hpp"
+
+namespace transitd {
+
+struct trip_planner_options {
+  tool_options tool;
+  region area;
+  /// D12: send the relaxed query together with the primary one. Off, the
+  /// relaxed query goes out only after a disrupted primary answer (for
+  /// deployments short of upstream quota).
+  bool speculative_relax = true;
+};
+
+struct trip_planner_state {
+  static inline const char* name = "trip_planner";
+  journey_planner_actor journey_planner;
+  variable_store_actor variable_store;
+  trip_planner_options options;
+};
+
+trip_planner_actor::behavior_type
+trip_planner(trip_planner_actor::stateful_pointer<trip_planner_state> self,
+             journey_planner_actor journey_planner,
+             variable_store_actor variable_store,
+             trip_planner_options options);
+
+} // namespace transitd

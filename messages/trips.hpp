@@ -1,0 +1,194 @@
+#pragma once
+// plan_trip: the tool request and reply, and the journey planner's query and
+// itineraries.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "messages/common.hpp"
+
+namespace transitd {
+
+/// Origin or destination as the caller gives it.
+struct location_input {
+  enum class kind : uint8_t { coords, label };
+  kind type = kind::coords;
+  coordinate position;
+  /// The saved variable's key (kind::label).
+  std::string label;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, location_input& x) {
+  return f(x.type, x.position, x.label);
+}
+
+struct plan_constraints {
+  /// balanced | few_transfers | shortest_time.
+  std::string optimize = "balanced";
+  int32_t max_walking_distance = 1500;
+  int32_t max_transfers = 4;
+  bool step_free = false;
+  bool low_walking_distance = false;
+  std::string language = "en";
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, plan_constraints& x) {
+  return f(x.optimize, x.max_walking_distance, x.max_transfers, x.step_free,
+           x.low_walking_distance, x.language);
+}
+
+struct plan_trip_request {
+  call_context context;
+  location_input origin;
+  location_input destination;
+  /// depart | arrive.
+  std::string when_type = "depart";
+  /// "now" or ISO 8601.
+  std::string when_time = "now";
+  plan_constraints constraints;
+  /// 1..3, after dedupe.
+  int32_t limit = 2;
+  bool include_disruption_alt = true;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, plan_trip_request& x) {
+  return f(x.context, x.origin, x.destination, x.when_type, x.when_time,
+           x.constraints, x.limit, x.include_disruption_alt);
+}
+
+/// Origin/destination as resolved (contract's LocationRef).
+struct location_ref {
+  coordinate position;
+  std::optional<std::string> label;
+  std::optional<std::string> name;
+  std::optional<std::string> address;
+  /// "input" | "variable".
+  std::string raw_source = "input";
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, location_ref& x) {
+  return f(x.position, x.label, x.name, x.address, x.raw_source);
+}
+
+struct place_ref {
+  std::string name;
+  std::optional<std::string> stop_id;
+  coordinate position;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, place_ref& x) {
+  return f(x.name, x.stop_id, x.position);
+}
+
+struct trip_leg {
+  transit_mode mode = transit_mode::walk;
+  bool transit = false;
+  std::optional<std::string> line;
+  std::optional<std::string> headsign;
+  place_ref from;
+  place_ref to;
+  /// Epoch seconds.
+  int64_t scheduled_start = 0;
+  int64_t scheduled_end = 0;
+  /// Present when the upstream has realtime estimates.
+  std::optional<int64_t> realtime_start;
+  std::optional<int64_t> realtime_end;
+  bool cancelled = false;
+  /// Meters.
+  double distance = 0;
+  /// The upstream's wheelchair accessibility score, when it knows one.
+  std::optional<double> accessibility_score;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, trip_leg& x) {
+  return f(x.mode, x.transit, x.line, x.headsign, x.from, x.to,
+           x.scheduled_start, x.scheduled_end, x.realtime_start,
+           x.realtime_end, x.cancelled, x.distance, x.accessibility_score);
+}
+
+struct itinerary {
+  std::vector<trip_leg> legs;
+  int32_t transfers = 0;
+  /// Meters.
+  double walk_distance = 0;
+  /// Set by the tool (D14).
+  std::string fingerprint;
+  /// Set by the tool (D13).
+  bool disruption_alternative = false;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, itinerary& x) {
+  return f(x.legs, x.transfers, x.walk_distance, x.fingerprint,
+           x.disruption_alternative);
+}
+
+struct plan_trip_reply {
+  location_ref origin;
+  location_ref destination;
+  std::string requested_type;
+  /// ISO 8601; "now" resolved to the request time.
+  std::string requested_time;
+  plan_constraints constraints;
+  std::vector<itinerary> itineraries;
+  /// realtime | scheduled | mixed.
+  std::string realtime_used = "scheduled";
+  std::string data_freshness;
+  std::vector<warning> warnings;
+  std::string correlation_id;
+  /// Itineraries before deduplication, when any were removed; else 0.
+  int32_t deduplicated_from = 0;
+  /// IANA zone the times are rendered in.
+  std::string timezone = "Europe/Helsinki";
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, plan_trip_reply& x) {
+  return f(x.origin, x.destination, x.requested_type, x.requested_time,
+           x.constraints, x.itineraries, x.realtime_used, x.data_freshness,
+           x.warnings, x.correlation_id, x.deduplicated_from, x.timezone);
+}
+
+/// Journey planner query (one upstream planConnection).
+struct trip_plan_query {
+  call_context context;
+  coordinate from;
+  coordinate to;
+  /// Epoch seconds.
+  int64_t time = 0;
+  bool arrive_by = false;
+  int32_t first = 5;
+  double walk_reluctance = 2.0;
+  int32_t transfer_cost = 0;
+  int32_t max_transfers = 4;
+  double wait_reluctance = 1.0;
+  bool wheelchair = false;
+  std::string language = "en";
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, trip_plan_query& x) {
+  return f(x.context, x.from, x.to, x.time, x.arrive_by, x.first,
+           x.walk_reluctance, x.transfer_cost, x.max_transfers,
+           x.wait_reluctance, x.wheelchair, x.language);
+}
+
+struct trip_plans {
+  std::vector<itinerary> itineraries;
+  int64_t fetched_ms = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, trip_plans& x) {
+  return f(x.itineraries, x.fetched_ms);
+}
+
+} // namespace transitd
