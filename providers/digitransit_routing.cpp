@@ -402,15 +402,27 @@ outcome<trip_leg> read_leg(const json::value& leg) {
                   : out.mode != transit_mode::walk
                       && out.mode != transit_mode::bicycle
                       && out.mode != transit_mode::car;
+  // Leg.start/end, or the same times on from.departure / to.arrival (both
+  // are LegTime in OTP's schema; queries pick either).
   auto start = time_at(leg, {"start", "scheduledTime"});
   auto end = time_at(leg, {"end", "scheduledTime"});
+  bool on_places = !start && !end;
+  if (on_places) {
+    start = time_at(leg, {"from", "departure", "scheduledTime"});
+    end = time_at(leg, {"to", "arrival", "scheduledTime"});
+  }
   if (!start || !end)
     return make_failure(ec::upstream_error,
                         "upstream leg lacks start/end scheduledTime");
   out.scheduled_start = *start;
   out.scheduled_end = *end;
-  out.realtime_start = time_at(leg, {"start", "estimated", "time"});
-  out.realtime_end = time_at(leg, {"end", "estimated", "time"});
+  out.realtime_start = on_places
+                         ? time_at(leg, {"from", "departure", "estimated",
+                                         "time"})
+                         : time_at(leg, {"start", "estimated", "time"});
+  out.realtime_end = on_places
+                       ? time_at(leg, {"to", "arrival", "estimated", "time"})
+                       : time_at(leg, {"end", "estimated", "time"});
   auto state = string_at(leg, {"realtimeState"}).value_or("");
   out.cancelled = state == "CANCELED" || state == "CANCELLED";
   out.line = string_at(leg, {"route", "shortName"});

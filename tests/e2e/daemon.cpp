@@ -305,3 +305,154 @@ TEST_CASE("e2e: geocode_address over MCP against the mock",
     "geocode_address", json::object{{"text", "kamppi"}}));
   CHECK(slow.at("code").as_string() == "upstream-timeout");
 }
+
+namespace {
+
+json::object trip_args(json::object extra = {}) {
+  json::object args{
+    {"origin", json::object{{"type", "coords"},
+                            {"value", json::object{{"lat", 60.1699},
+                                                   {"lon", 24.9384}}}}},
+    {"destination", json::object{{"type", "coords"},
+                                 {"value", json::object{{"lat", 60.2055},
+                                                        {"lon", 24.6559}}}}}};
+  for (auto& item : extra)
+    args[item.key()] = item.value();
+  return args;
+}
+
+} // namespace
+
+TEST_CASE("e2e: plan_trip basic answer", "[e2e][plan_trip]") {
+  daemon_harness daemon;
+  mcp_client client{daemon.port()};
+  client.initialize();
+  auto plan = test::structured(client.call_tool("plan_trip", trip_args()));
+  auto itineraries = plan.at("itineraries").as_array();
+  REQUIRE(itineraries.size() == 2); // default limit
+  CHECK(plan.at("origin").at("rawSource").as_string() == "input");
+  CHECK(plan.at("requested").at("type").as_string() == "depart");
+  CHECK(plan.at("realtimeUsed").as_string() == "realtime");
+  for (const auto& it : itineraries) {
+    CHECK_THAT(std::string{it.at("fingerprint").as_string()},
+               Catch::StartsWith("fnv1a64:"));
+    CHECK_FALSE(it.at("legs").as_array().empty());
+  }
+  // One primary and one speculative relaxed query went upstream.
+  CHECK(daemon.mock().stats().by_operation.at("PlanTrip") == 2);
+}
+
+TEST_CASE("e2e: a disrupted plan_trip costs one round trip, not two",
+          "[e2e][plan_trip][fanout]") {
+  daemon_harness daemon;
+  mock::fault_settings slow;
+  slow.latency_ms = 200;
+  slow.plan_disruption = "delay";
+  daemon.mock().set_faults(slow);
+  mcp_client client{daemon.port()};
+  client.initialize();
+  auto plan = test::structured(client.call_tool(
+    "plan_trip", trip_args({{"limit", 3}})));
+  // The two upstream queries overlapped at the mock: the relaxed one did not
+  // wait for the primary answer (D12).
+  CHECK(daemon.mock().stats().max_in_flight == 2);
+  CHECK(daemon.mock().stats().by_operation.at("PlanTrip") == 2);
+  bool alternative = false;
+  for (const auto& it : plan.at("itineraries").as_array())
+    if (auto* flag = it.as_object().if_contains("disruptionAlternative"))
+      alternative = alternative || flag->as_bool();
+  CHECK(alternative);
+  CHECK(plan.at("meta").at("deduplicatedFrom").as_int64() > 0);
+}
+
+TEST_CASE("e2e: the sequential switch sends the relaxed query afterwards",
+          "[e2e][plan_trip][fanout]") {
+  test::harness_options options;
+  options.speculative_relax = false;
+  daemon_harness daemon{options};
+  mock::fault_settings slow;
+  slow.latency_ms = 200;
+  slow.plan_disruption = "cancel";
+  daemon.mock().set_faults(slow);
+  mcp_client client{daemon.port()};
+  client.initialize();
+  auto plan = test::structured(client.call_tool("plan_trip", trip_args()));
+  CHECK(daemon.mock().stats().max_in_flight == 1);
+  CHECK(daemon.mock().stats().by_operation.at("PlanTrip") == 2);
+  CHECK(plan.at("itineraries").at(0).at("disruptionAlternative").as_bool());
+}
+
+TEST_CASE("e2e: plan_trip errors by code", "[e2e][plan_trip]") {
+  daemon_harness daemon;
+  mcp_client client{daemon.port()};
+  client.initialize();
+  auto none = test::tool_error(client.call_tool(
+    "plan_trip",
+    trip_args({{"constraints", json::object{{"maxWalkingDistance", 1}}}})));
+  CHECK(none.at("code").as_string() == "no-itinerary-found");
+  CHECK(none.contains("hint"));
+  auto missing = test::tool_error(client.call_tool(
+    "plan_trip",
+    json::object{{"origin", trip_args().at("origin")}}));
+  CHECK(missing.at("code").as_string() == "validation-error");
+  CHECK_THAT(std::string{missing.at("message").as_string()},
+             Catch::Contains("destination"));
+  auto same = test::tool_error(client.call_tool(
+    "plan_trip", json::object{{"origin", trip_args().at("origin")},
+                              {"destination", trip_args().at("origin")}}));
+  CHECK_THAT(std::string{same.at("message").as_string()},
+             Catch::Contains("differ"));
+  auto far = test::tool_error(client.call_tool(
+    "plan_trip",
+    trip_args({{"destination",
+                json::object{{"type", "coords"},
+                             {"value", json::object{{"lat", 61.5},
+                                                    {"lon", 23.76}}}}}})));
+  CHECK(far.at("code").as_string() == "unsupported-region");
+  auto arrive = test::tool_error(client.call_tool(
+    "plan_trip", trip_args({{"when", json::object{{"type", "arrive"}}}})));
+  CHECK_THAT(std::string{arrive.at("message").as_string()},
+             Catch::Contains("when.time"));
+}
+
+TEST_CASE("e2e: rate limit path, retry then success",
+          "[e2e][plan_trip][contract][faults]") {
+  daemon_harness daemon;
+  mock::fault_settings once;
+  once.fault = "http429";
+  once.error_rate = 1;
+  once.fault_count = 1;
+  once.retry_after = 1;
+  daemon.mock().set_faults(once);
+  mcp_client client{daemon.port()};
+  client.initialize();
+  auto plan = test::structured(client.call_tool(
+    "plan_trip", trip_args({{"includeDisruptionAlt", false}})));
+  CHECK_FALSE(plan.at("itineraries").as_array().empty());
+  auto stats = daemon.mock().stats();
+  CHECK(stats.faults_injected == 1);
+  CHECK(stats.by_operation.at("PlanTrip") == 2); // the 429, then the retry
+}
+
+TEST_CASE("e2e: plan_trip from a saved place", "[e2e][plan_trip][labels]") {
+  daemon_harness daemon;
+  mcp_client client{daemon.port()};
+  client.initialize();
+  test::structured(client.call_tool(
+    "save_user_variable",
+    json::object{{"key", "home"},
+                 {"type", "location"},
+                 {"value", json::object{{"lat", 60.2055},
+                                        {"lon", 24.6559},
+                                        {"name", "Home"},
+                                        {"address", "Kotikatu 1"}}}}));
+  auto plan = test::structured(client.call_tool(
+    "plan_trip",
+    trip_args({{"destination",
+                json::object{{"type", "label"}, {"value", "home"}}}})));
+  const auto& dest = plan.at("destination").as_object();
+  CHECK(dest.at("label").as_string() == "home");
+  CHECK(dest.at("name").as_string() == "Home");
+  CHECK(dest.at("address").as_string() == "Kotikatu 1");
+  CHECK(dest.at("rawSource").as_string() == "variable");
+}

@@ -262,3 +262,100 @@ TEST_CASE("the nearby query filters by place type and modes",
                      "vehicleMode: Mode", "maxResults: Int"})
     CHECK_THAT(schema, Catch::Contains(field));
 }
+
+TEST_CASE("parses OTP's planConnection expectation (extended)",
+          "[digitransit][plan]") {
+  auto parsed = digitransit::parse_plan(
+    fixture("digitransit-routing/otp-test-expectations/"
+            "planConnection-extended.response.json"),
+    3);
+  REQUIRE(parsed);
+  REQUIRE_FALSE(parsed->itineraries.empty());
+  const auto& it = parsed->itineraries[0];
+  CHECK(it.transfers == 1);
+  CHECK(it.walk_distance == Approx(28.0));
+  REQUIRE(it.legs.size() >= 3);
+  CHECK(it.legs[0].mode == transit_mode::walk);
+  CHECK_FALSE(it.legs[0].realtime_start);
+  const auto& bus = it.legs[1];
+  CHECK(bus.mode == transit_mode::bus);
+  // 2020-02-02T10:51:00Z scheduled, estimated 11:01: ten minutes late.
+  CHECK(bus.scheduled_start == 1580640660);
+  REQUIRE(bus.realtime_start);
+  CHECK(*bus.realtime_start - bus.scheduled_start == 600);
+  CHECK(bus.from.name == "B");
+  CHECK(parsed->fetched_ms == 3);
+}
+
+TEST_CASE("parses OTP's planConnection tutorial answer",
+          "[digitransit][plan]") {
+  auto parsed = digitransit::parse_plan(
+    fixture("digitransit-routing/otp-test-expectations/"
+            "planConnection-tutorial.response.json"),
+    0);
+  REQUIRE(parsed);
+  CHECK_FALSE(parsed->itineraries.empty());
+  for (const auto& it : parsed->itineraries)
+    CHECK_FALSE(it.legs.empty());
+  // Times on from.departure / to.arrival: the bus is ten minutes late.
+  const auto& bus = parsed->itineraries.at(0).legs.at(1);
+  CHECK(bus.mode == transit_mode::bus);
+  REQUIRE(bus.realtime_start);
+  CHECK(*bus.realtime_start - bus.scheduled_start == 600);
+}
+
+TEST_CASE("plan answers: cancellations, empty, errors", "[digitransit][plan]") {
+  auto cancelled = digitransit::parse_plan(
+    R"({"data":{"planConnection":{"edges":[{"node":{"numberOfTransfers":0,
+      "walkDistance":10,"legs":[{"mode":"BUS","transitLeg":true,
+      "realtimeState":"CANCELED","route":{"shortName":"550"},
+      "start":{"scheduledTime":"2025-09-15T10:00:00+03:00","estimated":null},
+      "end":{"scheduledTime":"2025-09-15T10:10:00+03:00","estimated":null},
+      "from":{"name":"A","lat":60.1,"lon":24.9,"stop":{"gtfsId":"HSL:1"}},
+      "to":{"name":"B","lat":60.2,"lon":24.8,"stop":null}}]}}]}}})",
+    0);
+  REQUIRE(cancelled);
+  const auto& leg = cancelled->itineraries.at(0).legs.at(0);
+  CHECK(leg.cancelled);
+  CHECK(leg.line == std::optional<std::string>{"550"});
+  CHECK(leg.from.stop_id == std::optional<std::string>{"HSL:1"});
+  CHECK_FALSE(leg.to.stop_id);
+  CHECK(leg.scheduled_start == 1757919600);
+  auto empty = digitransit::parse_plan(
+    R"({"data":{"planConnection":{"edges":[]}}})", 0);
+  REQUIRE(empty);
+  CHECK(empty->itineraries.empty());
+  CHECK_FALSE(digitransit::parse_plan(R"({"errors":[{"message":"x"}]})", 0));
+  CHECK_FALSE(digitransit::parse_plan(R"({"data":{}})", 0));
+}
+
+TEST_CASE("the plan query uses planConnection with the preferences",
+          "[digitransit][plan]") {
+  trip_plan_query q;
+  q.from = {60.17, 24.94};
+  q.to = {60.20, 24.66};
+  q.time = 1757930400;
+  q.arrive_by = true;
+  q.first = 5;
+  q.walk_reluctance = 1.6;
+  q.wheelchair = true;
+  auto body = json::parse(digitransit::make_plan_body(q)).as_object();
+  auto query = std::string{body.at("query").as_string()};
+  CHECK_THAT(query, Catch::Contains("planConnection("));
+  CHECK_THAT(query, Catch::Contains("maximumTransfers"));
+  const auto& vars = body.at("variables").as_object();
+  CHECK(vars.at("origin").at("location").at("coordinate").at("latitude")
+          .as_double()
+        == Approx(60.17));
+  CHECK(vars.at("dateTime").at("latestArrival").as_string()
+        == "2025-09-15T10:00:00Z");
+  CHECK(vars.at("walkReluctance").as_double() == Approx(1.6));
+  CHECK(vars.at("wheelchair").as_bool());
+  auto schema = fixture(
+    "digitransit-routing/schema/hsl-otp-20241022-v2.schema.graphqls");
+  for (auto field : {"planConnection(", "maximumTransfers: Int",
+                     "reluctance: Reluctance", "waitReluctance: Reluctance",
+                     "latestArrival: OffsetDateTime", "transitLeg: Boolean",
+                     "accessibilityScore: Float"})
+    CHECK_THAT(schema, Catch::Contains(field));
+}

@@ -27,6 +27,7 @@ daemon_harness::daemon_harness(harness_options options) {
   engine_cfg.digitransit_geocoding.url = mock_.geocoding_url();
   engine_cfg.digitransit_geocoding.api_key = "test-key";
   engine_cfg.digitransit_geocoding.timeout_ms = options.upstream_timeout_ms;
+  engine_cfg.speculative_relax = options.speculative_relax;
   engine_cfg.demo_routing = options.demo;
   engine_cfg.demo_geocoding = options.demo;
   engine_ = spawn_engine(*system_, engine_cfg);

@@ -29,6 +29,8 @@ struct harness_options {
   int32_t tool_timeout_ms = 4000;
   int32_t upstream_timeout_ms = 1500;
   bool demo = false;
+  /// D12's switch: relaxed plan query in parallel (true) or sequential.
+  bool speculative_relax = true;
 };
 
 class daemon_harness {

@@ -1,0 +1,258 @@
+// TRIP_PLANNER on the deterministic scheduler: the parallel fan-out (D12),
+// the sequential switch, labels, and failures.
+
+#include "actors/trip_planner.hpp"
+
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <catch2/catch.hpp>
+
+#include "support/deterministic.hpp"
+
+using namespace transitd;
+
+namespace {
+
+constexpr int64_t t0 = 1757930400;
+
+trip_leg ride(std::string line, std::optional<int64_t> delay, bool cancel) {
+  trip_leg l;
+  l.mode = transit_mode::bus;
+  l.transit = true;
+  l.line = std::move(line);
+  l.scheduled_start = t0 + 600;
+  l.scheduled_end = t0 + 1500;
+  if (delay) {
+    l.realtime_start = l.scheduled_start + *delay;
+    l.realtime_end = l.scheduled_end + *delay;
+  }
+  l.cancelled = cancel;
+  l.from.stop_id = "HSL:1";
+  l.to.stop_id = "HSL:2";
+  return l;
+}
+
+/// What the stand-in planner saw.
+struct planner_log {
+  std::vector<trip_plan_query> queries;
+  /// Most queries waiting for an answer at the same time.
+  std::size_t max_overlap = 0;
+};
+
+struct scripted_planner_state {
+  static inline const char* name = "scripted_planner";
+  std::vector<std::pair<trip_plan_query,
+                        caf::typed_response_promise<trip_plans>>>
+    waiting;
+};
+
+/// A JOURNEY_PLANNER stand-in. It holds every query until `hold` of them are
+/// waiting, then answers them all: with hold = 2 it answers only if the
+/// planner asked both questions before seeing any answer. Line 550 is
+/// disrupted as `disruption` says; the walkier tram 7 comes back only to
+/// the relaxed query (lower walk reluctance).
+journey_planner_actor::behavior_type scripted_planner(
+  journey_planner_actor::stateful_pointer<scripted_planner_state> self,
+  std::shared_ptr<planner_log> log, std::size_t hold, std::string disruption,
+  bool empty) {
+  return {
+    [=](const trip_plan_query& q) -> caf::result<trip_plans> {
+      log->queries.push_back(q);
+      auto rp = self->make_response_promise<trip_plans>();
+      self->state.waiting.emplace_back(q, rp);
+      log->max_overlap = std::max(log->max_overlap,
+                                  self->state.waiting.size());
+      if (self->state.waiting.size() < hold)
+        return rp;
+      for (auto& [query, promise] : self->state.waiting) {
+        trip_plans answer;
+        answer.fetched_ms = t0 * 1000;
+        if (!empty) {
+          itinerary bus;
+          bus.legs.push_back(ride("550",
+                                  disruption == "delay" ? 420 : 20,
+                                  disruption == "cancel"));
+          answer.itineraries.push_back(bus);
+          if (query.walk_reluctance < 2.0) {
+            itinerary tram;
+            tram.walk_distance = 1700;
+            tram.legs.push_back(ride("7", std::nullopt, false));
+            answer.itineraries.push_back(tram);
+          }
+        }
+        promise.deliver(answer);
+      }
+      self->state.waiting.clear();
+      return rp;
+    },
+  };
+}
+
+/// A VARIABLE_STORE stand-in: "home" is a location, "work" a stop.
+variable_store_actor::behavior_type labels() {
+  auto nothing = [] { return make_error(ec::internal_error, "not scripted"); };
+  return {
+    [nothing](const save_variable_request&)
+      -> caf::result<save_variable_reply> { return nothing(); },
+    [nothing](const get_variables_request&)
+      -> caf::result<get_variables_reply> { return nothing(); },
+    [nothing](const delete_variable_request&)
+      -> caf::result<delete_variable_reply> { return nothing(); },
+    [](const resolve_label& r) -> caf::result<user_variable> {
+      user_variable v;
+      v.key = r.key;
+      if (r.key == "home") {
+        v.lat = 60.2055;
+        v.lon = 24.6559;
+        v.name = "Home";
+        v.address = "Kotikatu 1";
+        return v;
+      }
+      if (r.key == "work") {
+        v.type = variable_type::stop;
+        v.stop_id = "HSL:1";
+        return v;
+      }
+      return make_error(ec::validation_error,
+                        "unknown label \"" + r.key + "\"");
+    },
+  };
+}
+
+plan_trip_request request() {
+  plan_trip_request r;
+  r.context.correlation_id = "cid";
+  r.context.received_ms = t0 * 1000;
+  r.origin.position = {60.1699, 24.9384};
+  r.destination.position = {60.2055, 24.6559};
+  r.limit = 3;
+  return r;
+}
+
+struct fixture : test::deterministic_fixture {
+  std::shared_ptr<planner_log> log = std::make_shared<planner_log>();
+
+  trip_planner_actor planner(std::size_t hold, std::string disruption,
+                             bool speculative = true, bool empty = false) {
+    trip_planner_options options;
+    options.speculative_relax = speculative;
+    auto upstream = sys.spawn(scripted_planner, log, hold, disruption, empty);
+    return sys.spawn(trip_planner, upstream, sys.spawn(labels), options);
+  }
+
+  caf::expected<plan_trip_reply> ask(const trip_planner_actor& p,
+                                     plan_trip_request r) {
+    self->send(p, std::move(r));
+    sched.run();
+    caf::expected<plan_trip_reply> out{caf::error{}};
+    self->receive([&](plan_trip_reply& reply) { out = std::move(reply); },
+                  [&](caf::error& err) { out = std::move(err); });
+    return out;
+  }
+};
+
+} // namespace
+
+TEST_CASE_METHOD(fixture,
+                 "disruption triggers the alternative search, in parallel",
+                 "[plan_trip][contract][actor][fanout]") {
+  // hold = 2: the stand-in answers only once both queries are waiting, so
+  // an answer proves the relaxed query went out before the primary answer.
+  auto reply = ask(planner(2, "delay"), request());
+  REQUIRE(reply);
+  CHECK(log->queries.size() == 2);
+  CHECK(log->max_overlap == 2);
+  REQUIRE(reply->itineraries.size() == 2);
+  CHECK(reply->itineraries[0].legs[0].line == std::optional<std::string>{"7"});
+  CHECK(reply->itineraries[0].disruption_alternative);
+  CHECK_FALSE(reply->itineraries[1].disruption_alternative);
+  // The bus came back from both queries: deduplicated.
+  CHECK(reply->deduplicated_from == 3);
+}
+
+TEST_CASE_METHOD(fixture, "a healthy primary answer ignores the alternative",
+                 "[plan_trip][actor][fanout]") {
+  auto reply = ask(planner(2, "none"), request());
+  REQUIRE(reply);
+  CHECK(log->queries.size() == 2); // asked speculatively...
+  REQUIRE(reply->itineraries.size() == 1); // ...but not merged
+  CHECK_FALSE(reply->itineraries[0].disruption_alternative);
+  CHECK(reply->deduplicated_from == 0);
+}
+
+TEST_CASE_METHOD(fixture, "the sequential switch relaxes only after a "
+                          "disrupted answer",
+                 "[plan_trip][actor][fanout]") {
+  auto healthy = ask(planner(1, "none", false), request());
+  REQUIRE(healthy);
+  CHECK(log->queries.size() == 1);
+  log->queries.clear();
+  log->max_overlap = 0;
+  auto disrupted = ask(planner(1, "cancel", false), request());
+  REQUIRE(disrupted);
+  CHECK(log->queries.size() == 2);
+  CHECK(log->max_overlap == 1); // one after the other
+  CHECK(disrupted->itineraries[0].disruption_alternative);
+  CHECK(disrupted->itineraries[1].legs[0].cancelled);
+}
+
+TEST_CASE_METHOD(fixture, "includeDisruptionAlt false sends one query",
+                 "[plan_trip][actor]") {
+  auto r = request();
+  r.include_disruption_alt = false;
+  auto reply = ask(planner(1, "delay"), r);
+  REQUIRE(reply);
+  CHECK(log->queries.size() == 1);
+  CHECK(reply->itineraries.size() == 1);
+}
+
+TEST_CASE_METHOD(fixture, "no itinerary even after the relaxed search",
+                 "[plan_trip][contract][actor]") {
+  auto reply = ask(planner(2, "none", true, true), request());
+  REQUIRE_FALSE(reply);
+  auto f = to_failure(reply.error());
+  CHECK(f.code == ec::no_itinerary_found);
+  CHECK_FALSE(f.hint.empty());
+  CHECK(log->queries.size() == 2);
+}
+
+TEST_CASE_METHOD(fixture, "labels resolve before planning",
+                 "[plan_trip][actor][labels]") {
+  auto r = request();
+  r.destination.type = location_input::kind::label;
+  r.destination.label = "home";
+  auto reply = ask(planner(2, "none"), r);
+  REQUIRE(reply);
+  CHECK(reply->destination.label == std::optional<std::string>{"home"});
+  CHECK(reply->destination.name == std::optional<std::string>{"Home"});
+  CHECK(reply->destination.address
+        == std::optional<std::string>{"Kotikatu 1"});
+  CHECK(reply->destination.raw_source == "variable");
+  CHECK(log->queries.at(0).to.lat == Approx(60.2055));
+  // A stop label where a location is needed, and an unknown one.
+  for (std::string label : {"work", "nowhere"}) {
+    auto bad = request();
+    bad.origin.type = location_input::kind::label;
+    bad.origin.label = label;
+    auto failed = ask(planner(2, "none"), bad);
+    REQUIRE_FALSE(failed);
+    auto f = to_failure(failed.error());
+    CHECK(f.code == ec::validation_error);
+    CHECK_THAT(f.message, Catch::Contains(label));
+  }
+}
+
+TEST_CASE_METHOD(fixture, "region and same-place rules run after labels",
+                 "[plan_trip][actor]") {
+  auto r = request();
+  r.destination.position = {61.4978, 23.7610}; // Tampere
+  auto far = ask(planner(2, "none"), r);
+  REQUIRE_FALSE(far);
+  CHECK(to_failure(far.error()).code == ec::unsupported_region);
+  r = request();
+  r.destination.position = r.origin.position;
+  auto same = ask(planner(2, "none"), r);
+  REQUIRE_FALSE(same);
+  CHECK(to_failure(same.error()).code == ec::validation_error);
+  CHECK(log->queries.empty());
+}
