@@ -41,6 +41,9 @@ const option_spec options[] = {
    "timeout of one upstream HTTP attempt (default 5000)"},
   {"http-workers", "N", "concurrent upstream requests per provider (16)"},
   {"scheduler-threads", "N", "CAF scheduler threads (default 2)"},
+  {"plan-speculative-relax", "BOOL",
+   "plan_trip sends its relaxed query in parallel (true, default) or only "
+   "after a disrupted answer (false: saves upstream quota)"},
   {"log-level", "LEVEL", "trace|debug|info|warn|error|critical|off (info)"},
   {"help", nullptr, "print this help"},
 };
@@ -118,13 +121,15 @@ std::optional<failure> apply(daemon_config& cfg, const std::string& key,
     if (value.empty())
       return bad(where, "needs a directory");
     cfg.data_dir = value;
-  } else if (key == "demo") {
+  } else if (key == "demo" || key == "plan-speculative-relax") {
+    bool flag;
     if (value == "true" || value == "1" || value == "yes")
-      cfg.demo = true;
+      flag = true;
     else if (value == "false" || value == "0" || value == "no")
-      cfg.demo = false;
+      flag = false;
     else
       return bad(where, "expected true or false, got \"" + value + "\"");
+    (key == "demo" ? cfg.demo : cfg.plan_speculative_relax) = flag;
   } else if (key == "http-threads") {
     if (auto f = parse_count(where, value, 1, 4096, n))
       return f;

@@ -44,6 +44,8 @@ struct daemon_config {
   std::size_t http_workers = 16;
   std::size_t gateway_shards = 2;
   std::size_t scheduler_threads = 2;
+  /// plan_trip: relaxed query in parallel with the primary (D12).
+  bool plan_speculative_relax = true;
   /// Directory of the variable store; empty = ~/.local/share/transitd;
   /// ":memory:" keeps nothing on disk.
   std::string data_dir;

@@ -113,6 +113,7 @@ int main(int argc, char** argv) {
   engine_cfg.digitransit_geocoding.url = cfg.digitransit_geocoding_url;
   engine_cfg.digitransit_geocoding.api_key = cfg.digitransit_api_key;
   engine_cfg.digitransit_geocoding.timeout_ms = cfg.upstream_timeout_ms;
+  engine_cfg.speculative_relax = cfg.plan_speculative_relax;
   engine_cfg.demo_routing = routing_demo;
   engine_cfg.demo_geocoding = geocoding_demo;
   engine_cfg.variables.path = variable_store_path(cfg, env);

@@ -59,6 +59,15 @@ TEST_CASE("flags in both spellings", "[config]") {
   CHECK(r->config.tfl_station_data == "/data/tfl");
 }
 
+TEST_CASE("the plan_trip relax switch (D12)", "[config]") {
+  auto on = inputs{}.parse({});
+  CHECK(on->config.plan_speculative_relax);
+  auto off = inputs{}.parse({"--plan-speculative-relax", "false"});
+  REQUIRE(off);
+  CHECK_FALSE(off->config.plan_speculative_relax);
+  CHECK_FALSE(inputs{}.parse({"--plan-speculative-relax", "maybe"}));
+}
+
 TEST_CASE("bad flags and values name themselves", "[config][validation]") {
   struct bad_case {
     std::vector<std::string> args;

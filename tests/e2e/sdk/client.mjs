@@ -85,6 +85,36 @@ await check("an unknown tool is a JSON-RPC error", async () => {
   );
 });
 
+// Every tool once: the SDK validates structuredContent against each
+// outputSchema, so this proves the schemas match what the tools return.
+const here = { type: "coords", value: { lat: 60.1699, lon: 24.9384 } };
+const there = { type: "coords", value: { lat: 60.2055, lon: 24.6559 } };
+for (const [name, args] of [
+  ["find_stops", { coordinate: { lat: 60.1699, lon: 24.9384 }, radius: 3000, maxResults: 50 }],
+  ["geocode_address", { text: "kamppi", size: 3, focus: { lat: 60.17, lon: 24.93 } }],
+  ["plan_trip", { origin: here, destination: there, limit: 3 }],
+  ["save_user_variable", { key: "home", type: "location", value: { lat: 60.2, lon: 24.66, name: "Home" } }],
+  ["save_user_variable", { key: "work", type: "stop", value: { stopId: "HSL:1040129" } }],
+  ["get_user_variables", {}],
+  ["get_departures", { stop: { type: "label", value: "work" } }],
+  ["plan_trip", { origin: here, destination: { type: "label", value: "home" } }],
+  ["delete_user_variable", { key: "home" }],
+]) {
+  await check(`${name} validates against its outputSchema`, async () => {
+    const result = await client.callTool({ name, arguments: args });
+    assert.notEqual(result.isError, true, JSON.stringify(result));
+    assert.ok(result.structuredContent);
+    assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
+  });
+}
+
+await check("tools/list has all seven tools", async () => {
+  const { tools } = await client.listTools();
+  const names = tools.map((t) => t.name).sort();
+  assert.deepEqual(names, ["delete_user_variable", "find_stops", "geocode_address",
+    "get_departures", "get_user_variables", "plan_trip", "save_user_variable"]);
+});
+
 await check("ping", async () => {
   await client.ping();
 });

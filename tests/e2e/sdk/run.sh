@@ -15,7 +15,7 @@ if [ ! -d "$work/node_modules/@modelcontextprotocol/sdk" ]; then
 fi
 
 log=$(mktemp)
-"$daemon" --demo --port 0 >"$log" 2>&1 &
+"$daemon" --demo --port 0 --data-dir :memory: >"$log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true; rm -f "$log"' EXIT
 
