@@ -97,6 +97,31 @@ std::optional<failure> graphql_errors(const json::value& root) {
                       "query");
 }
 
+/// Parses a GraphQL response body; malformed JSON and an `errors` payload
+/// are upstream errors.
+outcome<json::value> parse_graphql(std::string_view body) {
+  json::error_code error;
+  auto root = json::parse(body, error);
+  if (error)
+    return make_failure(ec::upstream_error,
+                        "upstream answered malformed JSON ("
+                          + error.message() + ")",
+                        "retry later");
+  if (auto failed = graphql_errors(root))
+    return *failed;
+  return root;
+}
+
+/// {"operationName", "query", "variables"}, serialised.
+std::string graphql_body(std::string_view operation, std::string_view query,
+                         json::object variables) {
+  json::object body;
+  body["operationName"] = operation;
+  body["query"] = query;
+  body["variables"] = std::move(variables);
+  return json::serialize(body);
+}
+
 outcome<stop_time> parse_stop_time(const json::value& item) {
   auto service_day = int_at(item, {"serviceDay"});
   auto scheduled = int_at(item, {"scheduledDeparture"});
@@ -138,25 +163,16 @@ std::string make_departures_body(const stop_departures_query& query) {
   variables["timeRange"] = query.time_range_seconds;
   variables["numberOfDepartures"] = query.max_departures;
   variables["language"] = query.language;
-  json::object body;
-  body["operationName"] = departures_operation;
-  body["query"] = departures_query;
-  body["variables"] = std::move(variables);
-  return json::serialize(body);
+  return graphql_body(departures_operation, departures_query, std::move(variables));
 }
 
 outcome<stop_departures> parse_departures(std::string_view body,
                                           std::string_view requested_stop,
                                           int64_t fetched_ms) {
-  json::error_code error;
-  auto root = json::parse(body, error);
-  if (error)
-    return make_failure(ec::upstream_error,
-                        "upstream answered malformed JSON ("
-                          + error.message() + ")",
-                        "retry later");
-  if (auto failed = graphql_errors(root))
-    return *failed;
+  auto parsed_body = parse_graphql(body);
+  if (!parsed_body)
+    return parsed_body.error();
+  const auto& root = *parsed_body;
   const auto* stop = find_path(root, {"data", "stop"});
   if (stop == nullptr)
     return make_failure(ec::upstream_error,
@@ -275,24 +291,15 @@ std::string make_nearby_stops_body(const nearby_stops_query& query) {
       modes.emplace_back(to_string(mode));
     variables["modes"] = std::move(modes);
   }
-  json::object body;
-  body["operationName"] = nearby_stops_operation;
-  body["query"] = nearby_stops_query_text;
-  body["variables"] = std::move(variables);
-  return json::serialize(body);
+  return graphql_body(nearby_stops_operation, nearby_stops_query_text, std::move(variables));
 }
 
 outcome<nearby_stops> parse_nearby_stops(std::string_view body,
                                          int64_t fetched_ms) {
-  json::error_code error;
-  auto root = json::parse(body, error);
-  if (error)
-    return make_failure(ec::upstream_error,
-                        "upstream answered malformed JSON ("
-                          + error.message() + ")",
-                        "retry later");
-  if (auto failed = graphql_errors(root))
-    return *failed;
+  auto parsed_body = parse_graphql(body);
+  if (!parsed_body)
+    return parsed_body.error();
+  const auto& root = *parsed_body;
   nearby_stops result;
   result.fetched_ms = fetched_ms;
   const json::value* edges = find_path(root, {"data", "nearest", "edges"});
@@ -453,23 +460,14 @@ std::string make_plan_body(const trip_plan_query& query) {
   variables["maximumTransfers"] = query.max_transfers;
   variables["waitReluctance"] = query.wait_reluctance;
   variables["wheelchair"] = query.wheelchair;
-  json::object body;
-  body["operationName"] = plan_operation;
-  body["query"] = plan_query_text;
-  body["variables"] = std::move(variables);
-  return json::serialize(body);
+  return graphql_body(plan_operation, plan_query_text, std::move(variables));
 }
 
 outcome<trip_plans> parse_plan(std::string_view body, int64_t fetched_ms) {
-  json::error_code error;
-  auto root = json::parse(body, error);
-  if (error)
-    return make_failure(ec::upstream_error,
-                        "upstream answered malformed JSON ("
-                          + error.message() + ")",
-                        "retry later");
-  if (auto failed = graphql_errors(root))
-    return *failed;
+  auto parsed_body = parse_graphql(body);
+  if (!parsed_body)
+    return parsed_body.error();
+  const auto& root = *parsed_body;
   const auto* connection = find_path(root, {"data", "planConnection"});
   if (connection == nullptr)
     return make_failure(ec::upstream_error,

@@ -31,36 +31,29 @@ tool_function make_runner(gateway& gw, Parse parse) {
 
 } // namespace
 
+/// Adds one tool: its spec, run through the gateway with `parse`.
+template <class Request, class Reply, class Parse>
+static void add(tool_catalog& catalog, gateway& gw, tool_spec spec, Parse parse) {
+  spec.run = make_runner<Request, Reply>(gw, parse);
+  catalog.add(std::move(spec));
+}
+
 tool_catalog make_tool_catalog(gateway& gw) {
   tool_catalog catalog;
-  auto departures = get_departures_spec();
-  departures.run = make_runner<get_departures_request, get_departures_reply>(
-    gw, parse_get_departures);
-  catalog.add(std::move(departures));
-  auto stops = find_stops_spec();
-  stops.run = make_runner<find_stops_request, find_stops_reply>(
-    gw, parse_find_stops);
-  catalog.add(std::move(stops));
-  auto geocode = geocode_address_spec();
-  geocode.run = make_runner<geocode_request, geocode_reply>(
-    gw, parse_geocode_address);
-  catalog.add(std::move(geocode));
-  auto plan = plan_trip_spec();
-  plan.run = make_runner<plan_trip_request, plan_trip_reply>(gw,
-                                                             parse_plan_trip);
-  catalog.add(std::move(plan));
-  auto save = save_user_variable_spec();
-  save.run = make_runner<save_variable_request, save_variable_reply>(
-    gw, parse_save_user_variable);
-  catalog.add(std::move(save));
-  auto get = get_user_variables_spec();
-  get.run = make_runner<get_variables_request, get_variables_reply>(
-    gw, parse_get_user_variables);
-  catalog.add(std::move(get));
-  auto del = delete_user_variable_spec();
-  del.run = make_runner<delete_variable_request, delete_variable_reply>(
-    gw, parse_delete_user_variable);
-  catalog.add(std::move(del));
+  add<get_departures_request, get_departures_reply>(
+    catalog, gw, get_departures_spec(), parse_get_departures);
+  add<find_stops_request, find_stops_reply>(catalog, gw, find_stops_spec(),
+                                            parse_find_stops);
+  add<geocode_request, geocode_reply>(catalog, gw, geocode_address_spec(),
+                                      parse_geocode_address);
+  add<plan_trip_request, plan_trip_reply>(catalog, gw, plan_trip_spec(),
+                                          parse_plan_trip);
+  add<save_variable_request, save_variable_reply>(
+    catalog, gw, save_user_variable_spec(), parse_save_user_variable);
+  add<get_variables_request, get_variables_reply>(
+    catalog, gw, get_user_variables_spec(), parse_get_user_variables);
+  add<delete_variable_request, delete_variable_reply>(
+    catalog, gw, delete_user_variable_spec(), parse_delete_user_variable);
   return catalog;
 }
 
