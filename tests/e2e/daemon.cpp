@@ -456,3 +456,66 @@ TEST_CASE("e2e: plan_trip from a saved place", "[e2e][plan_trip][labels]") {
   CHECK(dest.at("address").as_string() == "Kotikatu 1");
   CHECK(dest.at("rawSource").as_string() == "variable");
 }
+
+TEST_CASE("e2e: every Helsinki tool maps upstream faults to its codes",
+          "[e2e][faults]") {
+  test::harness_options options;
+  options.tool_timeout_ms = 3000;
+  options.upstream_timeout_ms = 800;
+  daemon_harness daemon{options};
+  mcp_client client{daemon.port()};
+  client.initialize();
+  auto center = json::object{{"lat", 60.1699}, {"lon", 24.9384}};
+  std::vector<std::pair<std::string, json::object>> calls{
+    {"get_departures", departures_args()},
+    {"find_stops", json::object{{"coordinate", center}}},
+    {"geocode_address", json::object{{"text", "kamppi"}}},
+    {"plan_trip", trip_args({{"includeDisruptionAlt", false}})},
+  };
+  struct fault_case {
+    const char* fault;
+    const char* code;
+  };
+  for (auto [fault, code] : {fault_case{"http503", "upstream-error"},
+                             fault_case{"malformed", "upstream-error"},
+                             fault_case{"truncated", "upstream-error"},
+                             fault_case{"http429", "rate-limited"},
+                             fault_case{"hang", "upstream-timeout"}}) {
+    mock::fault_settings faults;
+    faults.fault = fault;
+    faults.error_rate = 1;
+    faults.retry_after = 30; // beyond the deadline: no retry
+    faults.hang_ms = 2000;
+    daemon.mock().set_faults(faults);
+    for (const auto& [tool, args] : calls) {
+      INFO(tool << " under " << fault);
+      auto error = test::tool_error(client.call_tool(tool, args));
+      CHECK(error.at("code").as_string() == code);
+      if (std::string{code} == "rate-limited")
+        CHECK(error.at("retryAfter").as_int64() == 30);
+    }
+  }
+  // And healthy again afterwards.
+  daemon.mock().set_faults(mock::fault_settings{});
+  for (const auto& [tool, args] : calls)
+    test::structured(client.call_tool(tool, args));
+}
+
+TEST_CASE("e2e: every Helsinki tool reports a refused upstream as "
+          "network-error",
+          "[e2e][faults]") {
+  test::harness_options options;
+  options.routing_url = "http://127.0.0.1:1/routing/v2/hsl/gtfs/v1";
+  daemon_harness daemon{options};
+  mcp_client client{daemon.port()};
+  client.initialize();
+  auto center = json::object{{"lat", 60.1699}, {"lon", 24.9384}};
+  for (const auto& [tool, args] :
+       std::vector<std::pair<std::string, json::object>>{
+         {"find_stops", json::object{{"coordinate", center}}},
+         {"plan_trip", trip_args()}}) {
+    INFO(tool);
+    auto error = test::tool_error(client.call_tool(tool, args));
+    CHECK(error.at("code").as_string() == "network-error");
+  }
+}
