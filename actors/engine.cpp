@@ -10,6 +10,7 @@
 #include "actors/departures_board.hpp"
 #include "actors/stop_finder.hpp"
 #include "actors/trip_planner.hpp"
+#include "providers/tfl_demo_station_data.hpp"
 #include "actors/tool_router.hpp"
 
 namespace transitd {
@@ -51,9 +52,21 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   planner.speculative_relax = config.speculative_relax;
   result.trip_planner = system.spawn(trip_planner, result.journey_planner,
                                      result.variable_store, planner);
+  auto toilets = config.station_toilets;
+  if (!toilets.reader) {
+    toilets.reader = demo_station_data_reader();
+    toilets.source = "the built-in demo set";
+    toilets.tool.standing_warnings.push_back(
+      {"demo-data", "answered from the built-in demo station data, not "
+                    "TfL's; configure --tfl-station-data"});
+  }
+  if (toilets.tool.timeout_ms == 0)
+    toilets.tool.timeout_ms = config.tool_timeout_ms;
+  result.station_toilets = spawn_station_toilets(system, std::move(toilets));
   result.router = system.spawn(tool_router, result.departures_board,
                                result.stop_finder, result.address_geocoder,
-                               result.trip_planner, result.variable_store);
+                               result.trip_planner, result.station_toilets,
+                               result.variable_store);
   return result;
 }
 
@@ -67,6 +80,7 @@ void engine::shutdown() {
   stop(stop_finder);
   stop(address_geocoder);
   stop(trip_planner);
+  stop(station_toilets);
   stop(geocoding);
   stop(timetable);
   stop(variable_store);

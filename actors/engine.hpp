@@ -15,6 +15,7 @@
 #include <caf/fwd.hpp>
 
 #include "actors/interfaces.hpp"
+#include "actors/station_toilets.hpp"
 #include "actors/trip_rules.hpp"
 #include "actors/variable_store.hpp"
 #include "providers/digitransit_geocoding_actor.hpp"
@@ -31,6 +32,9 @@ struct engine_config {
   std::size_t http_workers_per_upstream = 8;
   /// Upper bound on one tool call when the caller sets no deadline.
   int32_t tool_timeout_ms = 10000;
+  /// stationToilets: where its data comes from (default: the demo set) and
+  /// its rate limit.
+  station_toilets_options station_toilets;
   /// plan_trip's service area (D15).
   region plan_region;
   /// D12: relaxed plan query in parallel with the primary (true) or only
@@ -51,6 +55,7 @@ struct engine {
   stop_finder_actor stop_finder;
   address_geocoder_actor address_geocoder;
   trip_planner_actor trip_planner;
+  station_toilets_actor station_toilets;
   timetable_actor timetable;
   journey_planner_actor journey_planner;
   geocoding_actor geocoding;

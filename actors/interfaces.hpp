@@ -75,6 +75,14 @@ using trip_planner_actor = caf::typed_actor<
   // One plan_trip call.
   caf::replies_to<plan_trip_request>::with<plan_trip_reply>>;
 
+/// STATION_TOILETS: the stationToilets tool over TfL station data loaded
+/// once at start (a failed load answers data_not_available, the daemon
+/// runs on). Has its own transactions-per-second limit.
+using station_toilets_actor = caf::typed_actor<
+  // One stationToilets call; DISAMBIGUATION_REQUIRED is a reply with
+  // suggestions, other failures are errors.
+  caf::replies_to<station_toilets_request>::with<station_toilets_reply>>;
+
 /// STOP_FINDER: the find_stops tool. Validates, asks TIMETABLE, filters,
 /// sorts and truncates.
 using stop_finder_actor = caf::typed_actor<
@@ -92,6 +100,8 @@ using tool_router_actor = caf::typed_actor<
   caf::replies_to<geocode_request>::with<geocode_reply>,
   // plan_trip, answered by TRIP_PLANNER.
   caf::replies_to<plan_trip_request>::with<plan_trip_reply>,
+  // stationToilets, answered by STATION_TOILETS.
+  caf::replies_to<station_toilets_request>::with<station_toilets_reply>,
   // save_user_variable, answered by VARIABLE_STORE.
   caf::replies_to<save_variable_request>::with<save_variable_reply>,
   // get_user_variables, answered by VARIABLE_STORE.

@@ -21,11 +21,13 @@ tool_router(tool_router_actor::stateful_pointer<tool_router_state> self,
             stop_finder_actor stop_finder,
             address_geocoder_actor address_geocoder,
             trip_planner_actor trip_planner,
+            station_toilets_actor station_toilets,
             variable_store_actor variable_store) {
   self->state.departures_board = std::move(departures_board);
   self->state.stop_finder = std::move(stop_finder);
   self->state.address_geocoder = std::move(address_geocoder);
   self->state.trip_planner = std::move(trip_planner);
+  self->state.station_toilets = std::move(station_toilets);
   self->state.variable_store = std::move(variable_store);
   auto route = [self](auto& target, auto& request) {
     stamp(request.context);
@@ -43,6 +45,9 @@ tool_router(tool_router_actor::stateful_pointer<tool_router_state> self,
     },
     [self, route](plan_trip_request& request) {
       return route(self->state.trip_planner, request);
+    },
+    [self, route](station_toilets_request& request) {
+      return route(self->state.station_toilets, request);
     },
     [self, route](save_variable_request& request) {
       return route(self->state.variable_store, request);

@@ -12,6 +12,7 @@ struct tool_router_state {
   stop_finder_actor stop_finder;
   address_geocoder_actor address_geocoder;
   trip_planner_actor trip_planner;
+  station_toilets_actor station_toilets;
   variable_store_actor variable_store;
 };
 
@@ -21,6 +22,7 @@ tool_router(tool_router_actor::stateful_pointer<tool_router_state> self,
             stop_finder_actor stop_finder,
             address_geocoder_actor address_geocoder,
             trip_planner_actor trip_planner,
+            station_toilets_actor station_toilets,
             variable_store_actor variable_store);
 
 /// Fills in a correlation id and the receive time when the caller (an

@@ -12,6 +12,7 @@
 #include "messages/error.hpp"
 #include "messages/geocoding.hpp"
 #include "messages/http.hpp"
+#include "messages/london.hpp"
 #include "messages/stops.hpp"
 #include "messages/trips.hpp"
 #include "messages/variables.hpp"
@@ -90,4 +91,8 @@ CAF_BEGIN_TYPE_ID_BLOCK(transitd, TRANSITD_TYPE_ID_OFFSET)
   CAF_ADD_TYPE_ID(transitd, (transitd::trip_plans))
   CAF_ADD_TYPE_ID(transitd, (transitd::itinerary))
   CAF_ADD_TYPE_ID(transitd, (transitd::trip_leg))
+  CAF_ADD_TYPE_ID(transitd, (transitd::station_toilets_request))
+  CAF_ADD_TYPE_ID(transitd, (transitd::station_toilets_reply))
+  CAF_ADD_TYPE_ID(transitd, (transitd::toilet_detail))
+  CAF_ADD_TYPE_ID(transitd, (transitd::station_suggestion))
 CAF_END_TYPE_ID_BLOCK(transitd)

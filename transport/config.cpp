@@ -44,6 +44,8 @@ const option_spec options[] = {
   {"plan-speculative-relax", "BOOL",
    "plan_trip sends its relaxed query in parallel (true, default) or only "
    "after a disrupted answer (false: saves upstream quota)"},
+  {"station-toilets-tps", "N",
+   "stationToilets calls per second before RATE_LIMIT_EXCEEDED (10)"},
   {"log-level", "LEVEL", "trace|debug|info|warn|error|critical|off (info)"},
   {"help", nullptr, "print this help"},
 };
@@ -164,6 +166,10 @@ std::optional<failure> apply(daemon_config& cfg, const std::string& key,
     if (auto f = parse_count(where, value, 1, 256, n))
       return f;
     cfg.scheduler_threads = static_cast<std::size_t>(n);
+  } else if (key == "station-toilets-tps") {
+    if (auto f = parse_count(where, value, 1, 100000, n))
+      return f;
+    cfg.station_toilets_tps = static_cast<double>(n);
   } else if (key == "log-level") {
     static const char* levels[] = {"trace", "debug", "info",    "warn",
                                    "error", "critical", "off"};
@@ -327,6 +333,20 @@ bool uses_demo(bool url_explicit, bool demo, const std::string& key) {
 }
 
 } // namespace
+
+std::string station_data_directory(
+  const daemon_config& config, const env_lookup& env,
+  const std::function<bool(const std::string&)>& exists) {
+  if (!config.tfl_station_data.empty())
+    return config.tfl_station_data;
+  if (config.demo)
+    return {};
+  auto home = env("HOME");
+  if (!home)
+    return {};
+  auto dir = *home + "/Downloads/TfL station data detailed";
+  return exists(dir) ? dir : std::string{};
+}
 
 bool routing_uses_demo(const daemon_config& config) {
   return uses_demo(config.digitransit_routing_url_explicit, config.demo,

@@ -44,6 +44,8 @@ struct daemon_config {
   std::size_t http_workers = 16;
   std::size_t gateway_shards = 2;
   std::size_t scheduler_threads = 2;
+  /// stationToilets: transactions per second (and burst).
+  double station_toilets_tps = 10;
   /// plan_trip: relaxed query in parallel with the primary (D12).
   bool plan_speculative_relax = true;
   /// Directory of the variable store; empty = ~/.local/share/transitd;
@@ -78,6 +80,14 @@ outcome<std::string> read_text_file(const std::string& path);
 /// DATA_DIR/variables.sqlite3 (DATA_DIR defaulting from $HOME).
 std::string variable_store_path(const daemon_config& config,
                                 const env_lookup& env);
+
+/// The station data directory stationToilets should read, or "" for the
+/// built-in demo set: the --tfl-station-data directory when given; else
+/// ~/Downloads/TfL station data detailed when it exists (and not --demo).
+std::string station_data_directory(const daemon_config& config,
+                                   const env_lookup& env,
+                                   const std::function<bool(const std::string&)>&
+                                     exists);
 
 /// Whether the routing provider runs on the embedded mock: --demo without
 /// an explicit URL, or neither a key nor an explicit URL.

@@ -17,6 +17,7 @@
 
 #include "actors/engine.hpp"
 #include "providers/mock/mock_upstream.hpp"
+#include "providers/tfl_station_data.hpp"
 #include "transport/config.hpp"
 #include "transport/gateway.hpp"
 #include "transport/http_server.hpp"
@@ -117,6 +118,21 @@ int main(int argc, char** argv) {
   engine_cfg.demo_routing = routing_demo;
   engine_cfg.demo_geocoding = geocoding_demo;
   engine_cfg.variables.path = variable_store_path(cfg, env);
+  auto station_dir = station_data_directory(
+    cfg, env, [](const std::string& dir) {
+      std::error_code ec;
+      return std::filesystem::is_directory(dir, ec);
+    });
+  engine_cfg.station_toilets.tps = cfg.station_toilets_tps;
+  engine_cfg.station_toilets.tool.timeout_ms = cfg.tool_timeout_ms;
+  if (station_dir.empty()) {
+    spdlog::warn("demo mode: stationToilets answers from a small built-in "
+                 "station data set; get TfL's 'station data detailed' and "
+                 "pass --tfl-station-data DIR");
+  } else {
+    engine_cfg.station_toilets.reader = directory_reader(station_dir);
+    engine_cfg.station_toilets.source = station_dir;
+  }
   if (engine_cfg.variables.path != ":memory:") {
     std::error_code ec;
     std::filesystem::create_directories(

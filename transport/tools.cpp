@@ -2,6 +2,7 @@
 
 #include "transport/departures_json.hpp"
 #include "transport/geocode_json.hpp"
+#include "transport/london_json.hpp"
 #include "transport/plan_json.hpp"
 #include "transport/stops_json.hpp"
 #include "transport/variables_json.hpp"
@@ -48,6 +49,20 @@ tool_catalog make_tool_catalog(gateway& gw) {
                                       parse_geocode_address);
   add<plan_trip_request, plan_trip_reply>(catalog, gw, plan_trip_spec(),
                                           parse_plan_trip);
+  auto toilets = station_toilets_spec();
+  toilets.run = [&gw](const json::object& arguments, call_context& context,
+                      const std::shared_ptr<cancellation>& cancel) {
+    auto request = parse_station_toilets(arguments);
+    if (!request)
+      return london_error(request.error(), context.correlation_id);
+    request->context = context;
+    auto reply = gw.call<station_toilets_request, station_toilets_reply>(
+      std::move(*request), cancel);
+    if (!reply)
+      return london_error(to_failure(reply.error()), context.correlation_id);
+    return to_outcome(*reply);
+  };
+  catalog.add(std::move(toilets));
   add<save_variable_request, save_variable_reply>(
     catalog, gw, save_user_variable_spec(), parse_save_user_variable);
   add<get_variables_request, get_variables_reply>(

@@ -54,6 +54,17 @@ trip_planner_actor::behavior_type echo_planner() {
   };
 }
 
+/// A STATION_TOILETS stand-in that echoes the correlation id.
+station_toilets_actor::behavior_type echo_toilets() {
+  return {
+    [](const station_toilets_request& request) {
+      station_toilets_reply reply;
+      reply.correlation_id = request.context.correlation_id;
+      return reply;
+    },
+  };
+}
+
 /// A VARIABLE_STORE that answers every call with an empty reply.
 variable_store_actor::behavior_type empty_store() {
   return {
@@ -79,7 +90,8 @@ TEST_CASE_METHOD(test::deterministic_fixture,
                  "[tool_router][actor]") {
   auto router = sys.spawn(tool_router, sys.spawn(echo_board),
                           sys.spawn(echo_finder), sys.spawn(echo_geocoder),
-                          sys.spawn(echo_planner), sys.spawn(empty_store));
+                          sys.spawn(echo_planner), sys.spawn(echo_toilets),
+                          sys.spawn(empty_store));
   self->send(router, get_variables_request{});
   sched.run();
   self->receive([&](get_variables_reply& reply) {
@@ -97,7 +109,8 @@ TEST_CASE_METHOD(test::deterministic_fixture,
                  "[tool_router][actor]") {
   auto router = sys.spawn(tool_router, sys.spawn(echo_board),
                           sys.spawn(echo_finder), sys.spawn(echo_geocoder),
-                          sys.spawn(echo_planner), sys.spawn(empty_store));
+                          sys.spawn(echo_planner), sys.spawn(echo_toilets),
+                          sys.spawn(empty_store));
   get_departures_request r;
   r.stop = {stop_ref::kind::id, "HSL:1"};
   self->send(router, r);
@@ -114,7 +127,8 @@ TEST_CASE_METHOD(test::deterministic_fixture,
                  "[tool_router][actor]") {
   auto router = sys.spawn(tool_router, sys.spawn(echo_board),
                           sys.spawn(echo_finder), sys.spawn(echo_geocoder),
-                          sys.spawn(echo_planner), sys.spawn(empty_store));
+                          sys.spawn(echo_planner), sys.spawn(echo_toilets),
+                          sys.spawn(empty_store));
   get_departures_request r;
   r.context.correlation_id = "mine";
   r.context.received_ms = 42;

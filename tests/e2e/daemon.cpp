@@ -519,3 +519,68 @@ TEST_CASE("e2e: every Helsinki tool reports a refused upstream as "
     CHECK(error.at("code").as_string() == "network-error");
   }
 }
+
+TEST_CASE("e2e: stationToilets over MCP on TfL's real files",
+          "[e2e][station_toilets]") {
+  test::harness_options options;
+  options.station_data = std::string{TRANSITD_FIXTURES_DIR}
+                         + "/tfl-station-data/"
+                           "tfl-stationdata-detailed-2024-07-31";
+  daemon_harness daemon{options};
+  mcp_client client{daemon.port()};
+  client.initialize();
+  auto abbey = test::structured(client.call_tool(
+    "stationToilets", json::object{{"stationName", "Abbey Wood"}}));
+  CHECK(abbey.at("success").as_bool());
+  CHECK(abbey.at("code").as_string() == "OK");
+  CHECK(abbey.at("stationUniqueId").as_string() == "HUBABW");
+  CHECK(abbey.at("stationDisambiguation").is_null());
+  auto toilets = abbey.at("toilets").as_array();
+  REQUIRE(toilets.size() == 3);
+  CHECK(toilets.at(2).at("type").as_string() == "Unisex");
+  CHECK(toilets.at(2).at("accessible").as_bool());
+  auto text_of = [](const json::object& result) {
+    return json::parse(result.at("content").at(0).at("text").as_string())
+      .as_object();
+  };
+  auto ambiguous = client.call_tool("stationToilets",
+                                    json::object{{"stationName", "Abbey"}});
+  CHECK(ambiguous.at("isError").as_bool());
+  CHECK_FALSE(ambiguous.contains("structuredContent"));
+  auto envelope = text_of(ambiguous);
+  CHECK_FALSE(envelope.at("success").as_bool());
+  CHECK(envelope.at("code").as_string() == "DISAMBIGUATION_REQUIRED");
+  CHECK(envelope.at("toilets").is_null());
+  CHECK(envelope.at("stationDisambiguation").as_array().size() >= 2);
+  auto missing = text_of(client.call_tool(
+    "stationToilets", json::object{{"stationName", "Hogwarts"}}));
+  CHECK(missing.at("code").as_string() == "STATION_NOT_FOUND");
+  auto invalid = text_of(client.call_tool(
+    "stationToilets", json::object{{"station", "Bank"}}));
+  CHECK(invalid.at("code").as_string() == "VALIDATION_ERROR");
+  CHECK(invalid.at("correlationId").as_string().size() == 36);
+}
+
+TEST_CASE("e2e: stationToilets on the demo set, and without data",
+          "[e2e][station_toilets]") {
+  {
+    daemon_harness daemon;
+    mcp_client client{daemon.port()};
+    client.initialize();
+    auto abbey = test::structured(client.call_tool(
+      "stationToilets", json::object{{"stationName", "abbey wood"}}));
+    CHECK(abbey.at("warnings").at(0).at("code").as_string() == "demo-data");
+  }
+  test::harness_options options;
+  options.station_data = "/nonexistent/tfl";
+  daemon_harness daemon{options};
+  mcp_client client{daemon.port()};
+  client.initialize();
+  auto result = client.call_tool("stationToilets",
+                                 json::object{{"stationName", "Bank"}});
+  auto envelope = json::parse(
+    result.at("content").at(0).at("text").as_string()).as_object();
+  CHECK(envelope.at("code").as_string() == "DATA_NOT_AVAILABLE");
+  // The rest of the daemon works without station data.
+  test::structured(client.call_tool("get_departures", departures_args()));
+}

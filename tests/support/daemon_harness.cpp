@@ -28,6 +28,11 @@ daemon_harness::daemon_harness(harness_options options) {
   engine_cfg.digitransit_geocoding.api_key = "test-key";
   engine_cfg.digitransit_geocoding.timeout_ms = options.upstream_timeout_ms;
   engine_cfg.speculative_relax = options.speculative_relax;
+  engine_cfg.station_toilets.tps = options.station_toilets_tps;
+  if (!options.station_data.empty()) {
+    engine_cfg.station_toilets.reader = directory_reader(options.station_data);
+    engine_cfg.station_toilets.source = options.station_data;
+  }
   engine_cfg.demo_routing = options.demo;
   engine_cfg.demo_geocoding = options.demo;
   engine_ = spawn_engine(*system_, engine_cfg);

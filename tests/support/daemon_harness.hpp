@@ -31,6 +31,9 @@ struct harness_options {
   bool demo = false;
   /// D12's switch: relaxed plan query in parallel (true) or sequential.
   bool speculative_relax = true;
+  /// stationToilets data directory; empty: the built-in demo set.
+  std::string station_data;
+  double station_toilets_tps = 100;
 };
 
 class daemon_harness {

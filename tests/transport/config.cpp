@@ -149,3 +149,25 @@ TEST_CASE("the embedded default: demo unless a key or URL is given",
   url_only.digitransit_routing_url_explicit = true;
   CHECK_FALSE(routing_uses_demo(url_only));
 }
+
+TEST_CASE("station data: flag, ~/Downloads default, or the demo set",
+          "[config][station_toilets]") {
+  auto env = [](const std::string& name) -> std::optional<std::string> {
+    if (name == "HOME")
+      return std::string{"/home/u"};
+    return std::nullopt;
+  };
+  auto downloads = std::string{"/home/u/Downloads/TfL station data detailed"};
+  auto present = [&](const std::string& dir) { return dir == downloads; };
+  auto absent = [](const std::string&) { return false; };
+  daemon_config cfg;
+  CHECK(station_data_directory(cfg, env, present) == downloads);
+  CHECK(station_data_directory(cfg, env, absent).empty()); // demo set
+  cfg.demo = true;
+  CHECK(station_data_directory(cfg, env, present).empty());
+  cfg.tfl_station_data = "/data/tfl"; // explicit flags always win
+  CHECK(station_data_directory(cfg, env, absent) == "/data/tfl");
+  auto tps = inputs{}.parse({"--station-toilets-tps", "3"});
+  REQUIRE(tps);
+  CHECK(tps->config.station_toilets_tps == Approx(3));
+}

@@ -99,6 +99,7 @@ for (const [name, args] of [
   ["get_departures", { stop: { type: "label", value: "work" } }],
   ["plan_trip", { origin: here, destination: { type: "label", value: "home" } }],
   ["delete_user_variable", { key: "home" }],
+  ["stationToilets", { stationName: "Abbey Wood" }],
 ]) {
   await check(`${name} validates against its outputSchema`, async () => {
     const result = await client.callTool({ name, arguments: args });
@@ -108,11 +109,21 @@ for (const [name, args] of [
   });
 }
 
-await check("tools/list has all seven tools", async () => {
+await check("tools/list has every tool", async () => {
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
   assert.deepEqual(names, ["delete_user_variable", "find_stops", "geocode_address",
-    "get_departures", "get_user_variables", "plan_trip", "save_user_variable"]);
+    "get_departures", "get_user_variables", "plan_trip", "save_user_variable",
+    "stationToilets"]);
+});
+
+await check("stationToilets disambiguation is a tool error with the envelope", async () => {
+  const result = await client.callTool({ name: "stationToilets", arguments: { stationName: "Abbey" } });
+  assert.equal(result.isError, true);
+  const envelope = JSON.parse(result.content[0].text);
+  assert.equal(envelope.success, false);
+  assert.equal(envelope.code, "DISAMBIGUATION_REQUIRED");
+  assert.ok(envelope.stationDisambiguation.length >= 2);
 });
 
 await check("ping", async () => {

@@ -1,0 +1,25 @@
+#pragma once
+// The London tools on the wire: their contract's envelope
+// {success, code, message, ...} on success and failure alike (D2).
+
+#include <boost/json.hpp>
+
+#include "messages/error.hpp"
+#include "messages/london.hpp"
+#include "transport/tool_catalog.hpp"
+
+namespace transitd::mcp {
+
+tool_spec station_toilets_spec();
+
+outcome<station_toilets_request>
+parse_station_toilets(const boost::json::object& arguments);
+
+/// OK → structuredContent; DISAMBIGUATION_REQUIRED → an error result whose
+/// text carries the suggestions.
+tool_outcome to_outcome(const station_toilets_reply& reply);
+
+/// The success:false envelope of a failure (UPPER_CASE codes).
+tool_outcome london_error(const failure& f, const std::string& correlation_id);
+
+} // namespace transitd::mcp
