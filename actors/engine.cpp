@@ -8,6 +8,7 @@
 
 #include "actors/address_geocoder.hpp"
 #include "actors/departures_board.hpp"
+#include "actors/london_journeys.hpp"
 #include "actors/stop_finder.hpp"
 #include "actors/trip_planner.hpp"
 #include "providers/tfl_demo_station_data.hpp"
@@ -63,10 +64,23 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   if (toilets.tool.timeout_ms == 0)
     toilets.tool.timeout_ms = config.tool_timeout_ms;
   result.station_toilets = spawn_station_toilets(system, std::move(toilets));
+  http_client_pool tfl_pool{system, config.http_workers_per_upstream};
+  for (const auto& worker : tfl_pool.workers())
+    result.http_clients.push_back(worker);
+  result.tfl_journey = system.spawn(tfl_journey, config.tfl,
+                                    std::move(tfl_pool));
+  tool_options london;
+  london.timeout_ms = config.tool_timeout_ms;
+  if (config.demo_tfl)
+    london.standing_warnings.push_back(
+      {"demo-data", "answered from the built-in demo upstream, not TfL; "
+                    "configure TFL_API_KEY for real journeys"});
+  result.london_journeys = system.spawn(london_journeys, result.tfl_journey,
+                                        config.plan_journey_tps, london);
   result.router = system.spawn(tool_router, result.departures_board,
                                result.stop_finder, result.address_geocoder,
                                result.trip_planner, result.station_toilets,
-                               result.variable_store);
+                               result.london_journeys, result.variable_store);
   return result;
 }
 
@@ -81,6 +95,8 @@ void engine::shutdown() {
   stop(address_geocoder);
   stop(trip_planner);
   stop(station_toilets);
+  stop(london_journeys);
+  stop(tfl_journey);
   stop(geocoding);
   stop(timetable);
   stop(variable_store);

@@ -20,6 +20,7 @@
 #include "actors/variable_store.hpp"
 #include "providers/digitransit_geocoding_actor.hpp"
 #include "providers/digitransit_routing_actor.hpp"
+#include "providers/tfl_journey_actor.hpp"
 
 namespace transitd {
 
@@ -32,6 +33,11 @@ struct engine_config {
   std::size_t http_workers_per_upstream = 8;
   /// Upper bound on one tool call when the caller sets no deadline.
   int32_t tool_timeout_ms = 10000;
+  /// planJourney's upstream and its TPS limit.
+  tfl_journey_options tfl;
+  double plan_journey_tps = 5;
+  /// The TfL upstream is the embedded mock (D18: "demo-data").
+  bool demo_tfl = false;
   /// stationToilets: where its data comes from (default: the demo set) and
   /// its rate limit.
   station_toilets_options station_toilets;
@@ -56,6 +62,8 @@ struct engine {
   address_geocoder_actor address_geocoder;
   trip_planner_actor trip_planner;
   station_toilets_actor station_toilets;
+  london_journey_actor london_journeys;
+  london_journey_actor tfl_journey;
   timetable_actor timetable;
   journey_planner_actor journey_planner;
   geocoding_actor geocoding;

@@ -83,6 +83,12 @@ using station_toilets_actor = caf::typed_actor<
   // suggestions, other failures are errors.
   caf::replies_to<station_toilets_request>::with<station_toilets_reply>>;
 
+/// LONDON_JOURNEYS (the planJourney tool: validation, its TPS limit) and
+/// TFL_JOURNEY (the TfL Journey Planner provider) share this interface.
+using london_journey_actor = caf::typed_actor<
+  // One journey query; DISAMBIGUATION_REQUIRED is a reply with suggestions.
+  caf::replies_to<journey_plan_request>::with<journey_plan_reply>>;
+
 /// STOP_FINDER: the find_stops tool. Validates, asks TIMETABLE, filters,
 /// sorts and truncates.
 using stop_finder_actor = caf::typed_actor<
@@ -100,6 +106,8 @@ using tool_router_actor = caf::typed_actor<
   caf::replies_to<geocode_request>::with<geocode_reply>,
   // plan_trip, answered by TRIP_PLANNER.
   caf::replies_to<plan_trip_request>::with<plan_trip_reply>,
+  // planJourney, answered by LONDON_JOURNEYS.
+  caf::replies_to<journey_plan_request>::with<journey_plan_reply>,
   // stationToilets, answered by STATION_TOILETS.
   caf::replies_to<station_toilets_request>::with<station_toilets_reply>,
   // save_user_variable, answered by VARIABLE_STORE.

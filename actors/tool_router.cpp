@@ -22,12 +22,14 @@ tool_router(tool_router_actor::stateful_pointer<tool_router_state> self,
             address_geocoder_actor address_geocoder,
             trip_planner_actor trip_planner,
             station_toilets_actor station_toilets,
+            london_journey_actor london_journeys,
             variable_store_actor variable_store) {
   self->state.departures_board = std::move(departures_board);
   self->state.stop_finder = std::move(stop_finder);
   self->state.address_geocoder = std::move(address_geocoder);
   self->state.trip_planner = std::move(trip_planner);
   self->state.station_toilets = std::move(station_toilets);
+  self->state.london_journeys = std::move(london_journeys);
   self->state.variable_store = std::move(variable_store);
   auto route = [self](auto& target, auto& request) {
     stamp(request.context);
@@ -48,6 +50,9 @@ tool_router(tool_router_actor::stateful_pointer<tool_router_state> self,
     },
     [self, route](station_toilets_request& request) {
       return route(self->state.station_toilets, request);
+    },
+    [self, route](journey_plan_request& request) {
+      return route(self->state.london_journeys, request);
     },
     [self, route](save_variable_request& request) {
       return route(self->state.variable_store, request);

@@ -13,6 +13,7 @@ struct tool_router_state {
   address_geocoder_actor address_geocoder;
   trip_planner_actor trip_planner;
   station_toilets_actor station_toilets;
+  london_journey_actor london_journeys;
   variable_store_actor variable_store;
 };
 
@@ -23,6 +24,7 @@ tool_router(tool_router_actor::stateful_pointer<tool_router_state> self,
             address_geocoder_actor address_geocoder,
             trip_planner_actor trip_planner,
             station_toilets_actor station_toilets,
+            london_journey_actor london_journeys,
             variable_store_actor variable_store);
 
 /// Fills in a correlation id and the receive time when the caller (an

@@ -16,11 +16,12 @@
 
 namespace transitd {
 
-/// `parse(body, received_ms)` returns outcome<Result>.
+/// `parse(response)` turns any answered HTTP response into
+/// outcome<Result>; transport failures become the contract's codes.
 template <class Result, class Self, class Parse>
 caf::typed_response_promise<Result>
-call_upstream(Self* self, http_client_pool& pool, http_call call,
-              std::string upstream_name, Parse parse) {
+call_upstream_response(Self* self, http_client_pool& pool, http_call call,
+                       std::string upstream_name, Parse parse) {
   auto rp = self->template make_response_promise<Result>();
   auto cid = call.context.correlation_id;
   // The worker enforces the HTTP timeouts and the deadline between retries;
@@ -33,13 +34,7 @@ call_upstream(Self* self, http_client_pool& pool, http_call call,
   self->request(pool.next(), guard, std::move(call))
     .then(
       [rp, cid, upstream_name, parse](http_response& response) mutable {
-        if (response.status != 200) {
-          auto f = classify_http_failure(response, upstream_name);
-          spdlog::warn("[{}] {}: {}", cid, upstream_name, f.message);
-          rp.deliver(to_error(f));
-          return;
-        }
-        outcome<Result> parsed = parse(response.body, response.received_ms);
+        outcome<Result> parsed = parse(response);
         if (!parsed) {
           spdlog::warn("[{}] {}: {}", cid, upstream_name,
                        parsed.error().message);
@@ -54,6 +49,22 @@ call_upstream(Self* self, http_client_pool& pool, http_call call,
         rp.deliver(std::move(err));
       });
   return rp;
+}
+
+/// The common case: a 200 answer is parsed by `parse(body, received_ms)`,
+/// anything else is mapped by classify_http_failure.
+template <class Result, class Self, class Parse>
+caf::typed_response_promise<Result>
+call_upstream(Self* self, http_client_pool& pool, http_call call,
+              std::string upstream_name, Parse parse) {
+  auto name = upstream_name;
+  return call_upstream_response<Result>(
+    self, pool, std::move(call), std::move(upstream_name),
+    [parse, name](const http_response& response) -> outcome<Result> {
+      if (response.status != 200)
+        return classify_http_failure(response, name);
+      return parse(response.body, response.received_ms);
+    });
 }
 
 } // namespace transitd

@@ -44,6 +44,8 @@ const option_spec options[] = {
   {"plan-speculative-relax", "BOOL",
    "plan_trip sends its relaxed query in parallel (true, default) or only "
    "after a disrupted answer (false: saves upstream quota)"},
+  {"plan-journey-tps", "N",
+   "planJourney calls per second before RATE_LIMIT_EXCEEDED (5)"},
   {"station-toilets-tps", "N",
    "stationToilets calls per second before RATE_LIMIT_EXCEEDED (10)"},
   {"log-level", "LEVEL", "trace|debug|info|warn|error|critical|off (info)"},
@@ -166,10 +168,12 @@ std::optional<failure> apply(daemon_config& cfg, const std::string& key,
     if (auto f = parse_count(where, value, 1, 256, n))
       return f;
     cfg.scheduler_threads = static_cast<std::size_t>(n);
-  } else if (key == "station-toilets-tps") {
+  } else if (key == "station-toilets-tps" || key == "plan-journey-tps") {
     if (auto f = parse_count(where, value, 1, 100000, n))
       return f;
-    cfg.station_toilets_tps = static_cast<double>(n);
+    (key == "plan-journey-tps" ? cfg.plan_journey_tps
+                               : cfg.station_toilets_tps)
+      = static_cast<double>(n);
   } else if (key == "log-level") {
     static const char* levels[] = {"trace", "debug", "info",    "warn",
                                    "error", "critical", "off"};
@@ -351,6 +355,10 @@ std::string station_data_directory(
 bool routing_uses_demo(const daemon_config& config) {
   return uses_demo(config.digitransit_routing_url_explicit, config.demo,
                    config.digitransit_api_key);
+}
+
+bool tfl_uses_demo(const daemon_config& config) {
+  return uses_demo(config.tfl_url_explicit, config.demo, config.tfl_api_key);
 }
 
 bool geocoding_uses_demo(const daemon_config& config) {

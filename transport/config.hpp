@@ -44,6 +44,8 @@ struct daemon_config {
   std::size_t http_workers = 16;
   std::size_t gateway_shards = 2;
   std::size_t scheduler_threads = 2;
+  /// planJourney: transactions per second (and burst).
+  double plan_journey_tps = 5;
   /// stationToilets: transactions per second (and burst).
   double station_toilets_tps = 10;
   /// plan_trip: relaxed query in parallel with the primary (D12).
@@ -95,5 +97,9 @@ bool routing_uses_demo(const daemon_config& config);
 
 /// The same rule for the geocoding provider.
 bool geocoding_uses_demo(const daemon_config& config);
+
+/// D18: TfL runs on the demo upstream with neither a TFL_API_KEY nor an
+/// explicit --tfl-url (or with --demo and no explicit URL).
+bool tfl_uses_demo(const daemon_config& config);
 
 } // namespace transitd

@@ -91,13 +91,32 @@ parse_station_toilets(const json::object& arguments) {
   return request;
 }
 
-tool_outcome london_error(const failure& f,
+namespace {
+
+json::object journey_envelope(bool success, std::string_view code,
+                              const std::string& message,
+                              const std::string& correlation_id) {
+  return json::object{{"success", success},
+                      {"code", code},
+                      {"message", message},
+                      {"topJourneys", nullptr},
+                      {"fromLocationDisambiguation", nullptr},
+                      {"toLocationDisambiguation", nullptr},
+                      {"correlationId", correlation_id}};
+}
+
+} // namespace
+
+tool_outcome london_error(london_tool tool, const failure& f,
                           const std::string& correlation_id) {
   tool_outcome out;
   out.is_error = true;
   out.code = f.code;
-  out.error_body = station_envelope(false, to_wire_upper(f.code), f.message,
-                                    correlation_id);
+  out.error_body = tool == london_tool::station_toilets
+                     ? station_envelope(false, to_wire_upper(f.code),
+                                        f.message, correlation_id)
+                     : journey_envelope(false, to_wire_upper(f.code),
+                                        f.message, correlation_id);
   if (!f.hint.empty())
     out.error_body["hint"] = f.hint;
   if (f.retry_after > 0)
@@ -148,6 +167,150 @@ tool_outcome to_outcome(const station_toilets_reply& reply) {
     toilets.push_back(std::move(item));
   }
   body["toilets"] = std::move(toilets);
+  if (!reply.warnings.empty())
+    body["warnings"] = to_json(reply.warnings);
+  return success_outcome(std::move(body));
+}
+
+tool_spec plan_journey_spec() {
+  tool_spec spec;
+  spec.name = "planJourney";
+  spec.title = "Plan a London journey";
+  spec.description
+    = "Journeys across London from the TfL Journey Planner: the five "
+      "fastest, each with its legs. Free-text places TfL cannot pin down "
+      "answer DISAMBIGUATION_REQUIRED with suggestions; retry with a "
+      "suggestion's parameterValue as from/to.";
+  json::object input;
+  auto place = [](const char* what) {
+    auto s = schema_string(what);
+    s["minLength"] = 1;
+    s["maxLength"] = 200;
+    return s;
+  };
+  input["from"] = place("start: a place name, stop code, or a "
+                        "parameterValue from a disambiguation");
+  input["to"] = place("destination, as from");
+  input["needAccessibleRoute"] = schema_boolean(
+    "prefer step-free routes (TfL accessibilityPreference)");
+  spec.input_schema = schema_object(std::move(input), {"from", "to"});
+  json::object leg;
+  leg["mode"] = schema_string();
+  leg["line"] = schema_string();
+  leg["from"] = schema_string();
+  leg["to"] = schema_string();
+  leg["departureTime"] = schema_string("London local time");
+  leg["arrivalTime"] = schema_string("London local time");
+  leg["durationMinutes"] = json::object{{"type", "integer"}};
+  leg["instruction"] = schema_string();
+  json::object journey;
+  journey["startDateTime"] = schema_string("London local time");
+  journey["arrivalDateTime"] = schema_string("London local time");
+  journey["durationMinutes"] = json::object{{"type", "integer"}};
+  journey["summary"] = schema_string();
+  journey["legs"] = schema_array(schema_object(
+    std::move(leg), {"mode", "from", "to", "departureTime", "arrivalTime",
+                     "durationMinutes", "instruction"}));
+  json::object suggestion;
+  suggestion["parameterValue"] = schema_string("use as from/to to retry");
+  suggestion["name"] = schema_string();
+  suggestion["matchQuality"] = schema_number();
+  auto suggestions = json::object{
+    {"type", json::array{"array", "null"}},
+    {"items", schema_object(std::move(suggestion),
+                            {"parameterValue", "name", "matchQuality"})}};
+  json::object output;
+  output["success"] = schema_boolean();
+  output["code"] = schema_string("OK on success");
+  output["message"] = schema_string();
+  output["topJourneys"] = json::object{
+    {"type", json::array{"array", "null"}},
+    {"items", schema_object(std::move(journey),
+                            {"startDateTime", "arrivalDateTime",
+                             "durationMinutes", "summary", "legs"})}};
+  output["fromLocationDisambiguation"] = suggestions;
+  output["toLocationDisambiguation"] = suggestions;
+  output["correlationId"] = schema_string();
+  output["warnings"] = schema_warnings();
+  spec.output_schema = schema_object(
+    std::move(output), {"success", "code", "message", "topJourneys",
+                        "fromLocationDisambiguation",
+                        "toLocationDisambiguation", "correlationId"});
+  return spec;
+}
+
+outcome<journey_plan_request>
+parse_plan_journey(const json::object& arguments) {
+  journey_plan_request request;
+  argument_reader args{arguments};
+  auto from = args.string("from", true);
+  auto to = args.string("to", true);
+  auto accessible = args.boolean("needAccessibleRoute", false);
+  if (auto problem = args.finish())
+    return *problem;
+  request.from = *from;
+  request.to = *to;
+  request.need_accessible_route = accessible.value_or(false);
+  return request;
+}
+
+tool_outcome to_outcome(const journey_plan_reply& reply) {
+  auto suggestions = [](const std::vector<place_suggestion>& list)
+    -> json::value {
+    if (list.empty())
+      return nullptr;
+    json::array out;
+    for (const auto& s : list)
+      out.push_back(json::object{{"parameterValue", s.parameter_value},
+                                 {"name", s.name},
+                                 {"matchQuality", s.match_quality}});
+    return out;
+  };
+  if (reply.disambiguation_required) {
+    if (reply.from_suggestions.empty() && reply.to_suggestions.empty())
+      return london_error(london_tool::plan_journey,
+                          make_failure(ec::validation_error,
+                                       "TfL knows no place by that name"),
+                          reply.correlation_id);
+    tool_outcome out;
+    out.is_error = true;
+    out.code = ec::disambiguation_required;
+    out.error_body = journey_envelope(
+      false, to_wire_upper(ec::disambiguation_required),
+      "TfL could not pin down from or to; retry with a parameterValue",
+      reply.correlation_id);
+    out.error_body["fromLocationDisambiguation"]
+      = suggestions(reply.from_suggestions);
+    out.error_body["toLocationDisambiguation"]
+      = suggestions(reply.to_suggestions);
+    return out;
+  }
+  auto body = journey_envelope(true, "OK",
+                               std::to_string(reply.journeys.size())
+                                 + " journey(s), fastest first",
+                               reply.correlation_id);
+  json::array journeys;
+  for (const auto& j : reply.journeys) {
+    json::array legs;
+    for (const auto& l : j.legs) {
+      json::object leg{{"mode", l.mode},
+                       {"from", l.from},
+                       {"to", l.to},
+                       {"departureTime", l.departure_time},
+                       {"arrivalTime", l.arrival_time},
+                       {"durationMinutes", l.duration_minutes},
+                       {"instruction", l.instruction}};
+      if (l.line)
+        leg["line"] = *l.line;
+      legs.push_back(std::move(leg));
+    }
+    journeys.push_back(json::object{{"startDateTime", j.start_time},
+                                    {"arrivalDateTime", j.arrival_time},
+                                    {"durationMinutes", j.duration_minutes},
+                                    {"summary", j.summary},
+                                    {"legs", std::move(legs)}});
+  }
+  body["topJourneys"] = std::move(journeys);
   if (!reply.warnings.empty())
     body["warnings"] = to_json(reply.warnings);
   return success_outcome(std::move(body));

@@ -19,7 +19,19 @@ parse_station_toilets(const boost::json::object& arguments);
 /// text carries the suggestions.
 tool_outcome to_outcome(const station_toilets_reply& reply);
 
-/// The success:false envelope of a failure (UPPER_CASE codes).
-tool_outcome london_error(const failure& f, const std::string& correlation_id);
+tool_spec plan_journey_spec();
+
+outcome<journey_plan_request>
+parse_plan_journey(const boost::json::object& arguments);
+
+/// OK → structuredContent (topJourneys); DISAMBIGUATION_REQUIRED → an
+/// error result carrying the suggestions with their parameterValue.
+tool_outcome to_outcome(const journey_plan_reply& reply);
+
+/// The success:false envelope of a failure (UPPER_CASE codes) for the tool
+/// whose other fields are null: stationToilets or planJourney.
+enum class london_tool { station_toilets, plan_journey };
+tool_outcome london_error(london_tool tool, const failure& f,
+                          const std::string& correlation_id);
 
 } // namespace transitd::mcp

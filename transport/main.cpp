@@ -68,7 +68,8 @@ int main(int argc, char** argv) {
   std::unique_ptr<mock::mock_upstream> demo;
   bool routing_demo = routing_uses_demo(cfg);
   bool geocoding_demo = geocoding_uses_demo(cfg);
-  if (routing_demo || geocoding_demo) {
+  bool tfl_demo = tfl_uses_demo(cfg);
+  if (routing_demo || geocoding_demo || tfl_demo) {
     demo = std::make_unique<mock::mock_upstream>();
     try {
       demo->start("127.0.0.1", 0);
@@ -100,6 +101,18 @@ int main(int argc, char** argv) {
                  cfg.digitransit_api_key.empty() ? "absent" : "set");
   }
 
+  if (tfl_demo) {
+    cfg.tfl_url = demo->base_url();
+    spdlog::warn("demo mode: TfL journeys are served by the built-in mock "
+                 "upstream at {}; set TFL_API_KEY for real data",
+                 demo->base_url());
+  } else {
+    spdlog::info("TfL: {} (key {})", cfg.tfl_url,
+                 cfg.tfl_api_key.empty() ? "absent: planJourney will answer "
+                                           "UPSTREAM_ERROR"
+                                         : "set");
+  }
+
   caf::actor_system_config caf_cfg;
   caf_cfg.set("scheduler.max-threads", cfg.scheduler_threads);
   add_message_types(caf_cfg);
@@ -115,6 +128,12 @@ int main(int argc, char** argv) {
   engine_cfg.digitransit_geocoding.api_key = cfg.digitransit_api_key;
   engine_cfg.digitransit_geocoding.timeout_ms = cfg.upstream_timeout_ms;
   engine_cfg.speculative_relax = cfg.plan_speculative_relax;
+  engine_cfg.tfl.url = cfg.tfl_url;
+  engine_cfg.tfl.api_key = cfg.tfl_api_key;
+  engine_cfg.tfl.key_required = !tfl_demo;
+  engine_cfg.tfl.timeout_ms = cfg.upstream_timeout_ms;
+  engine_cfg.plan_journey_tps = cfg.plan_journey_tps;
+  engine_cfg.demo_tfl = tfl_demo;
   engine_cfg.demo_routing = routing_demo;
   engine_cfg.demo_geocoding = geocoding_demo;
   engine_cfg.variables.path = variable_store_path(cfg, env);

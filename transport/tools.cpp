@@ -39,6 +39,26 @@ static void add(tool_catalog& catalog, gateway& gw, tool_spec spec, Parse parse)
   catalog.add(std::move(spec));
 }
 
+/// Adds a London tool: failures render as its success:false envelope.
+template <class Request, class Reply, class Parse>
+static void add_london(tool_catalog& catalog, gateway& gw, tool_spec spec,
+                       Parse parse, london_tool tool) {
+  spec.run = [&gw, parse, tool](const json::object& arguments,
+                                call_context& context,
+                                const std::shared_ptr<cancellation>& cancel) {
+    outcome<Request> request = parse(arguments);
+    if (!request)
+      return london_error(tool, request.error(), context.correlation_id);
+    request->context = context;
+    auto reply = gw.call<Request, Reply>(std::move(*request), cancel);
+    if (!reply)
+      return london_error(tool, to_failure(reply.error()),
+                          context.correlation_id);
+    return to_outcome(*reply);
+  };
+  catalog.add(std::move(spec));
+}
+
 tool_catalog make_tool_catalog(gateway& gw) {
   tool_catalog catalog;
   add<get_departures_request, get_departures_reply>(
@@ -49,20 +69,12 @@ tool_catalog make_tool_catalog(gateway& gw) {
                                       parse_geocode_address);
   add<plan_trip_request, plan_trip_reply>(catalog, gw, plan_trip_spec(),
                                           parse_plan_trip);
-  auto toilets = station_toilets_spec();
-  toilets.run = [&gw](const json::object& arguments, call_context& context,
-                      const std::shared_ptr<cancellation>& cancel) {
-    auto request = parse_station_toilets(arguments);
-    if (!request)
-      return london_error(request.error(), context.correlation_id);
-    request->context = context;
-    auto reply = gw.call<station_toilets_request, station_toilets_reply>(
-      std::move(*request), cancel);
-    if (!reply)
-      return london_error(to_failure(reply.error()), context.correlation_id);
-    return to_outcome(*reply);
-  };
-  catalog.add(std::move(toilets));
+  add_london<station_toilets_request, station_toilets_reply>(
+    catalog, gw, station_toilets_spec(), parse_station_toilets,
+    london_tool::station_toilets);
+  add_london<journey_plan_request, journey_plan_reply>(
+    catalog, gw, plan_journey_spec(), parse_plan_journey,
+    london_tool::plan_journey);
   add<save_variable_request, save_variable_reply>(
     catalog, gw, save_user_variable_spec(), parse_save_user_variable);
   add<get_variables_request, get_variables_reply>(

@@ -13,6 +13,7 @@
 #include "providers/mock/geocoding_generator.hpp"
 #include "providers/mock/plan_generator.hpp"
 #include "providers/mock/stops_generator.hpp"
+#include "providers/mock/tfl_generator.hpp"
 
 namespace json = boost::json;
 
@@ -191,6 +192,20 @@ mock_upstream::mock_upstream() : server_(std::make_unique<httplib::Server>()) {
                   });
           });
 
+  svr.Get(R"(/Journey/JourneyResults/([^/]+)/to/([^/]+))",
+          [this](const httplib::Request& req, httplib::Response& res) {
+            serve(req, res, "JourneyResults", false,
+                  [&]() -> std::optional<json::object> {
+                    auto answer = generate_journey(
+                      httplib::detail::decode_url(req.matches[1], true),
+                      httplib::detail::decode_url(req.matches[2], true));
+                    if (answer.status == 200)
+                      return answer.body;
+                    send_json(res, answer.status, answer.body);
+                    return std::nullopt;
+                  });
+          });
+
   svr.Post("/__mock/faults",
            [this](const httplib::Request& req, httplib::Response& res) {
              json::error_code ec;
@@ -346,7 +361,8 @@ void mock_upstream::serve(const httplib::Request& req, httplib::Response& res,
       n.fetch_sub(1);
     }
   } guard{in_flight_};
-  record(operation, req.has_header("digitransit-subscription-key"));
+  record(operation, req.has_header("digitransit-subscription-key")
+                      || req.has_header("app_key"));
   fault_settings faults;
   {
     std::lock_guard<std::mutex> lock{mutex_};

@@ -65,6 +65,17 @@ station_toilets_actor::behavior_type echo_toilets() {
   };
 }
 
+/// A LONDON_JOURNEYS stand-in that echoes the correlation id.
+london_journey_actor::behavior_type echo_journeys() {
+  return {
+    [](const journey_plan_request& request) {
+      journey_plan_reply reply;
+      reply.correlation_id = request.context.correlation_id;
+      return reply;
+    },
+  };
+}
+
 /// A VARIABLE_STORE that answers every call with an empty reply.
 variable_store_actor::behavior_type empty_store() {
   return {
@@ -91,7 +102,7 @@ TEST_CASE_METHOD(test::deterministic_fixture,
   auto router = sys.spawn(tool_router, sys.spawn(echo_board),
                           sys.spawn(echo_finder), sys.spawn(echo_geocoder),
                           sys.spawn(echo_planner), sys.spawn(echo_toilets),
-                          sys.spawn(empty_store));
+                          sys.spawn(echo_journeys), sys.spawn(empty_store));
   self->send(router, get_variables_request{});
   sched.run();
   self->receive([&](get_variables_reply& reply) {
@@ -110,7 +121,7 @@ TEST_CASE_METHOD(test::deterministic_fixture,
   auto router = sys.spawn(tool_router, sys.spawn(echo_board),
                           sys.spawn(echo_finder), sys.spawn(echo_geocoder),
                           sys.spawn(echo_planner), sys.spawn(echo_toilets),
-                          sys.spawn(empty_store));
+                          sys.spawn(echo_journeys), sys.spawn(empty_store));
   get_departures_request r;
   r.stop = {stop_ref::kind::id, "HSL:1"};
   self->send(router, r);
@@ -128,7 +139,7 @@ TEST_CASE_METHOD(test::deterministic_fixture,
   auto router = sys.spawn(tool_router, sys.spawn(echo_board),
                           sys.spawn(echo_finder), sys.spawn(echo_geocoder),
                           sys.spawn(echo_planner), sys.spawn(echo_toilets),
-                          sys.spawn(empty_store));
+                          sys.spawn(echo_journeys), sys.spawn(empty_store));
   get_departures_request r;
   r.context.correlation_id = "mine";
   r.context.received_ms = 42;

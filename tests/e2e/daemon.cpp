@@ -584,3 +584,119 @@ TEST_CASE("e2e: stationToilets on the demo set, and without data",
   // The rest of the daemon works without station data.
   test::structured(client.call_tool("get_departures", departures_args()));
 }
+
+namespace {
+
+json::object envelope(const json::object& result) {
+  return json::parse(result.at("content").at(0).at("text").as_string())
+    .as_object();
+}
+
+} // namespace
+
+TEST_CASE("e2e: planJourney against the mock TfL", "[e2e][plan_journey]") {
+  daemon_harness daemon;
+  mcp_client client{daemon.port()};
+  client.initialize();
+  auto ok = test::structured(client.call_tool(
+    "planJourney", json::object{{"from", "Bank"}, {"to", "Mile End"}}));
+  CHECK(ok.at("success").as_bool());
+  CHECK(ok.at("code").as_string() == "OK");
+  auto journeys = ok.at("topJourneys").as_array();
+  REQUIRE(journeys.size() == 5); // six offered, top five kept (D19)
+  for (std::size_t i = 1; i < journeys.size(); ++i)
+    CHECK(journeys[i - 1].at("durationMinutes").as_int64()
+          <= journeys[i].at("durationMinutes").as_int64());
+  CHECK(ok.at("fromLocationDisambiguation").is_null());
+  CHECK(daemon.mock().stats().with_subscription_key == 1); // app_key sent
+  // Ambiguous free text: suggestions with retry tokens.
+  auto ambiguous = client.call_tool(
+    "planJourney", json::object{{"from", "bethnal green"}, {"to", "Bank"}});
+  CHECK(ambiguous.at("isError").as_bool());
+  auto env = envelope(ambiguous);
+  CHECK(env.at("code").as_string() == "DISAMBIGUATION_REQUIRED");
+  CHECK(env.at("topJourneys").is_null());
+  auto options = env.at("fromLocationDisambiguation").as_array();
+  REQUIRE(options.size() == 3);
+  CHECK(env.at("toLocationDisambiguation").is_null());
+  // Retrying with a parameterValue plans the journey.
+  auto token = std::string{options.at(0).at("parameterValue").as_string()};
+  auto retried = test::structured(client.call_tool(
+    "planJourney", json::object{{"from", token}, {"to", "Bank"}}));
+  CHECK(retried.at("success").as_bool());
+  auto unknown = envelope(client.call_tool(
+    "planJourney", json::object{{"from", "nowhere at all"}, {"to", "Bank"}}));
+  CHECK(unknown.at("code").as_string() == "VALIDATION_ERROR");
+  auto invalid = envelope(client.call_tool(
+    "planJourney", json::object{{"from", "  "}, {"to", "Bank"}}));
+  CHECK(invalid.at("code").as_string() == "VALIDATION_ERROR");
+  auto typo = envelope(client.call_tool(
+    "planJourney", json::object{{"from", "Bank"}, {"too", "Bank"}}));
+  CHECK(typo.at("code").as_string() == "VALIDATION_ERROR");
+}
+
+TEST_CASE("e2e: planJourney error codes", "[e2e][plan_journey][faults]") {
+  test::harness_options options;
+  options.tool_timeout_ms = 3000;
+  options.upstream_timeout_ms = 800;
+  options.plan_journey_tps = 2;
+  daemon_harness daemon{options};
+  mcp_client client{daemon.port()};
+  client.initialize();
+  auto call = [&] {
+    return envelope(client.call_tool(
+      "planJourney", json::object{{"from", "Bank"}, {"to", "Waterloo"}}));
+  };
+  mock::fault_settings faults;
+  faults.error_rate = 1;
+  faults.retry_after = 30;
+  faults.hang_ms = 2000;
+  faults.fault = "http503";
+  daemon.mock().set_faults(faults);
+  CHECK(call().at("code").as_string() == "UPSTREAM_ERROR");
+  faults.fault = "hang";
+  daemon.mock().set_faults(faults);
+  // The TPS limit (2/s) has room again after the hang.
+  CHECK(call().at("code").as_string() == "UPSTREAM_TIMEOUT");
+  daemon.mock().set_faults(mock::fault_settings{});
+  // Burst of three at 2 per second: the third is limited.
+  call();
+  call();
+  auto limited = call();
+  CHECK(limited.at("code").as_string() == "RATE_LIMIT_EXCEEDED");
+  CHECK(limited.at("retryAfter").as_int64() >= 1);
+}
+
+TEST_CASE("e2e: planJourney with an explicit TfL URL but no key (D18)",
+          "[e2e][plan_journey]") {
+  test::harness_options options;
+  options.tfl_key = "";
+  daemon_harness daemon{options};
+  mcp_client client{daemon.port()};
+  client.initialize();
+  auto env = envelope(client.call_tool(
+    "planJourney", json::object{{"from", "Bank"}, {"to", "Mile End"}}));
+  CHECK(env.at("code").as_string() == "UPSTREAM_ERROR");
+  CHECK_THAT(std::string{env.at("message").as_string()},
+             Catch::Contains("key"));
+  CHECK(daemon.mock().stats().requests == 0);
+  // The Helsinki tools are unaffected.
+  test::structured(client.call_tool("get_departures", departures_args()));
+}
+
+TEST_CASE("e2e: the TfL key never appears in results", "[e2e][security]") {
+  test::harness_options options;
+  options.tfl_key = "SECRET-TFL-KEY-123";
+  daemon_harness daemon{options};
+  mcp_client client{daemon.port()};
+  client.initialize();
+  for (auto args : {json::object{{"from", "Bank"}, {"to", "Mile End"}},
+                    json::object{{"from", "somewhere"}, {"to", "Bank"}}}) {
+    auto res = client.post(json::object{
+      {"jsonrpc", "2.0"},
+      {"id", 77},
+      {"method", "tools/call"},
+      {"params", json::object{{"name", "planJourney"}, {"arguments", args}}}});
+    CHECK(res.body.find("SECRET-TFL-KEY") == std::string::npos);
+  }
+}

@@ -28,6 +28,10 @@ daemon_harness::daemon_harness(harness_options options) {
   engine_cfg.digitransit_geocoding.api_key = "test-key";
   engine_cfg.digitransit_geocoding.timeout_ms = options.upstream_timeout_ms;
   engine_cfg.speculative_relax = options.speculative_relax;
+  engine_cfg.tfl.url = options.tfl_url.value_or(mock_.base_url());
+  engine_cfg.tfl.api_key = options.tfl_key;
+  engine_cfg.tfl.timeout_ms = options.upstream_timeout_ms;
+  engine_cfg.plan_journey_tps = options.plan_journey_tps;
   engine_cfg.station_toilets.tps = options.station_toilets_tps;
   if (!options.station_data.empty()) {
     engine_cfg.station_toilets.reader = directory_reader(options.station_data);

@@ -34,6 +34,10 @@ struct harness_options {
   /// stationToilets data directory; empty: the built-in demo set.
   std::string station_data;
   double station_toilets_tps = 100;
+  /// TfL: URL (default: the mock), key (empty: D18's missing key).
+  std::optional<std::string> tfl_url;
+  std::string tfl_key = "test-tfl-key";
+  double plan_journey_tps = 100;
 };
 
 class daemon_harness {

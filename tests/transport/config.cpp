@@ -171,3 +171,17 @@ TEST_CASE("station data: flag, ~/Downloads default, or the demo set",
   REQUIRE(tps);
   CHECK(tps->config.station_toilets_tps == Approx(3));
 }
+
+TEST_CASE("TfL runs on the demo upstream without key and URL (D18)",
+          "[config][demo]") {
+  daemon_config cfg;
+  CHECK(tfl_uses_demo(cfg));
+  cfg.tfl_api_key = "k";
+  CHECK_FALSE(tfl_uses_demo(cfg));
+  daemon_config url_only;
+  url_only.tfl_url_explicit = true; // no key: the calls answer UPSTREAM_ERROR
+  CHECK_FALSE(tfl_uses_demo(url_only));
+  auto tps = inputs{}.parse({"--plan-journey-tps", "7"});
+  REQUIRE(tps);
+  CHECK(tps->config.plan_journey_tps == Approx(7));
+}

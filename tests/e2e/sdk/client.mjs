@@ -100,6 +100,7 @@ for (const [name, args] of [
   ["plan_trip", { origin: here, destination: { type: "label", value: "home" } }],
   ["delete_user_variable", { key: "home" }],
   ["stationToilets", { stationName: "Abbey Wood" }],
+  ["planJourney", { from: "Bank", to: "Mile End" }],
 ]) {
   await check(`${name} validates against its outputSchema`, async () => {
     const result = await client.callTool({ name, arguments: args });
@@ -113,8 +114,8 @@ await check("tools/list has every tool", async () => {
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
   assert.deepEqual(names, ["delete_user_variable", "find_stops", "geocode_address",
-    "get_departures", "get_user_variables", "plan_trip", "save_user_variable",
-    "stationToilets"]);
+    "get_departures", "get_user_variables", "planJourney", "plan_trip",
+    "save_user_variable", "stationToilets"]);
 });
 
 await check("stationToilets disambiguation is a tool error with the envelope", async () => {

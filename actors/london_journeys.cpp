@@ -1,0 +1,68 @@
+#include "actors/london_journeys.hpp"
+
+#include <chrono>
+
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+
+#include "messages/time.hpp"
+
+namespace transitd {
+
+namespace {
+
+std::optional<failure> check_place(const std::string& value,
+                                   const char* field) {
+  if (value.find_first_not_of(" \t\r\n") == std::string::npos)
+    return make_failure(ec::validation_error,
+                        std::string{field} + " must not be empty");
+  if (value.size() > 200)
+    return make_failure(ec::validation_error,
+                        std::string{field} + " must be at most 200 "
+                                             "characters");
+  for (unsigned char c : value)
+    if (c < 0x20)
+      return make_failure(ec::validation_error,
+                          std::string{field}
+                            + " must not contain control characters");
+  return std::nullopt;
+}
+
+} // namespace
+
+london_journey_actor::behavior_type london_journeys(
+  london_journey_actor::stateful_pointer<london_journeys_state> self,
+  london_journey_actor provider, double tps, tool_options tool) {
+  self->state.provider = std::move(provider);
+  self->state.limiter = token_bucket{tps, tps};
+  self->state.tool = std::move(tool);
+  return {
+    [self](journey_plan_request& request) -> caf::result<journey_plan_reply> {
+      auto& st = self->state;
+      int32_t retry_after = 0;
+      if (!st.limiter.try_take(now_ms(), retry_after))
+        return make_error(ec::rate_limited,
+                          "planJourney is limited to its transactions per "
+                          "second; try again shortly",
+                          "wait retryAfter seconds", retry_after);
+      if (auto bad = check_place(request.from, "from"))
+        return to_error(*bad);
+      if (auto bad = check_place(request.to, "to"))
+        return to_error(*bad);
+      auto rp = self->make_response_promise<journey_plan_reply>();
+      auto timeout = std::chrono::milliseconds{
+        remaining_ms(request.context, st.tool.timeout_ms)};
+      self->request(st.provider, timeout, request)
+        .then(
+          [self, rp](journey_plan_reply& reply) mutable {
+            for (const auto& w : self->state.tool.standing_warnings)
+              reply.warnings.push_back(w);
+            rp.deliver(std::move(reply));
+          },
+          [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
+      return rp;
+    },
+  };
+}
+
+} // namespace transitd
