@@ -11,6 +11,7 @@
 
 #include "messages/time.hpp"
 #include "support/deterministic.hpp"
+#include "support/stand_ins.hpp"
 
 using namespace transitd;
 
@@ -63,36 +64,6 @@ timetable_actor::behavior_type silent_timetable() {
   };
 }
 
-/// A VARIABLE_STORE stand-in: "work" is a stop, "home" a location.
-variable_store_actor::behavior_type scripted_store() {
-  auto nothing = [] { return make_error(ec::internal_error, "not scripted"); };
-  return {
-    [nothing](const save_variable_request&)
-      -> caf::result<save_variable_reply> { return nothing(); },
-    [nothing](const get_variables_request&)
-      -> caf::result<get_variables_reply> { return nothing(); },
-    [nothing](const delete_variable_request&)
-      -> caf::result<delete_variable_reply> { return nothing(); },
-    [](const resolve_label& request) -> caf::result<user_variable> {
-      user_variable v;
-      v.key = request.key;
-      if (request.key == "work") {
-        v.type = variable_type::stop;
-        v.stop_id = "HSL:2222";
-        return v;
-      }
-      if (request.key == "home") {
-        v.type = variable_type::location;
-        v.lat = 60.17;
-        v.lon = 24.94;
-        return v;
-      }
-      return make_error(ec::validation_error,
-                        "unknown label \"" + request.key + "\"");
-    },
-  };
-}
-
 get_departures_request valid_request() {
   get_departures_request r;
   r.context.correlation_id = "11111111-1111-4111-8111-111111111111";
@@ -107,7 +78,7 @@ struct fixture : test::deterministic_fixture {
   departures_board_actor board(caf::error fail_with = {},
                                departures_board_options options = {}) {
     auto timetable = sys.spawn(scripted_timetable, counter, fail_with);
-    return sys.spawn(departures_board, timetable, sys.spawn(scripted_store),
+    return sys.spawn(departures_board, timetable, sys.spawn(test::label_store),
                      options);
   }
 };
@@ -202,7 +173,7 @@ TEST_CASE_METHOD(fixture, "a silent timetable ends in upstream-timeout",
   departures_board_options options;
   options.timeout_ms = 600000; // ten minutes of virtual time
   auto silent = sys.spawn(silent_timetable);
-  auto b = sys.spawn(departures_board, silent, sys.spawn(scripted_store),
+  auto b = sys.spawn(departures_board, silent, sys.spawn(test::label_store),
                      options);
   self->send(b, valid_request());
   sched.run();

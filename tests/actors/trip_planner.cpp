@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include "support/deterministic.hpp"
+#include "support/stand_ins.hpp"
 
 using namespace transitd;
 
@@ -88,37 +89,6 @@ journey_planner_actor::behavior_type scripted_planner(
   };
 }
 
-/// A VARIABLE_STORE stand-in: "home" is a location, "work" a stop.
-variable_store_actor::behavior_type labels() {
-  auto nothing = [] { return make_error(ec::internal_error, "not scripted"); };
-  return {
-    [nothing](const save_variable_request&)
-      -> caf::result<save_variable_reply> { return nothing(); },
-    [nothing](const get_variables_request&)
-      -> caf::result<get_variables_reply> { return nothing(); },
-    [nothing](const delete_variable_request&)
-      -> caf::result<delete_variable_reply> { return nothing(); },
-    [](const resolve_label& r) -> caf::result<user_variable> {
-      user_variable v;
-      v.key = r.key;
-      if (r.key == "home") {
-        v.lat = 60.2055;
-        v.lon = 24.6559;
-        v.name = "Home";
-        v.address = "Kotikatu 1";
-        return v;
-      }
-      if (r.key == "work") {
-        v.type = variable_type::stop;
-        v.stop_id = "HSL:1";
-        return v;
-      }
-      return make_error(ec::validation_error,
-                        "unknown label \"" + r.key + "\"");
-    },
-  };
-}
-
 plan_trip_request request() {
   plan_trip_request r;
   r.context.correlation_id = "cid";
@@ -137,7 +107,7 @@ struct fixture : test::deterministic_fixture {
     trip_planner_options options;
     options.speculative_relax = speculative;
     auto upstream = sys.spawn(scripted_planner, log, hold, disruption, empty);
-    return sys.spawn(trip_planner, upstream, sys.spawn(labels), options);
+    return sys.spawn(trip_planner, upstream, sys.spawn(test::label_store), options);
   }
 
   caf::expected<plan_trip_reply> ask(const trip_planner_actor& p,

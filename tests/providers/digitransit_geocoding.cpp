@@ -2,24 +2,13 @@
 
 #include "providers/digitransit_geocoding.hpp"
 
-#include <fstream>
-#include <sstream>
 
 #include <catch2/catch.hpp>
 
+#include "support/stand_ins.hpp"
+
 using namespace transitd;
-
-namespace {
-
-std::string fixture(const std::string& relative) {
-  std::ifstream in{std::string{TRANSITD_FIXTURES_DIR} + "/" + relative};
-  REQUIRE(in.good());
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-} // namespace
+using test::fixture;
 
 TEST_CASE("parses the recorded address search (lumikintie)",
           "[pelias][parser]") {

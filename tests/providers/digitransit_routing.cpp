@@ -2,24 +2,17 @@
 
 #include "providers/digitransit_routing.hpp"
 
-#include <fstream>
-#include <sstream>
 
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
+#include "support/stand_ins.hpp"
+
 namespace json = boost::json;
 using namespace transitd;
+using test::fixture;
 
 namespace {
-
-std::string fixture(const std::string& relative) {
-  std::ifstream in{std::string{TRANSITD_FIXTURES_DIR} + "/" + relative};
-  REQUIRE(in.good());
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
 
 constexpr const char* recorded_departures
   = "digitransit-routing/recorded-hsl/"
