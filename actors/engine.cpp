@@ -10,27 +10,61 @@
 #include "actors/departures_board.hpp"
 #include "actors/london_journeys.hpp"
 #include "actors/stop_finder.hpp"
+#include "actors/tool_router.hpp"
 #include "actors/trip_planner.hpp"
 #include "providers/tfl_demo_station_data.hpp"
-#include "actors/tool_router.hpp"
 
 namespace transitd {
+
+namespace {
+
+upstream_gate_actor spawn_gate(caf::actor_system& system,
+                               const engine_config& config, const char* name,
+                               const rate_limiter_actor& limiter) {
+  auto options = config.upstream;
+  options.name = name;
+  return spawn_upstream_gate(system, std::move(options), limiter,
+                             config.http_workers_per_upstream);
+}
+
+std::vector<rate_limit> limits_of(const engine_config& config) {
+  std::vector<rate_limit> limits;
+  for (const auto& [tool, tps] : config.tool_tps)
+    limits.push_back({tool_key(tool), tps, tps});
+  for (const auto& [upstream, tps] : config.upstream_tps)
+    limits.push_back({upstream_key(upstream), tps, tps});
+  return limits;
+}
+
+} // namespace
 
 engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   engine result;
   result.variable_store = spawn_variable_store(system, config.variables);
-  http_client_pool routing_pool{system, config.http_workers_per_upstream};
-  result.http_clients = routing_pool.workers();
+  result.limiter = system.spawn(rate_limiter, limits_of(config));
+  result.routing_gate = spawn_gate(system, config, "digitransit-routing",
+                                   result.limiter);
+  result.geocoding_gate = spawn_gate(system, config, "digitransit-geocoding",
+                                     result.limiter);
+  result.tfl_gate = spawn_gate(system, config, "tfl", result.limiter);
+
   auto routing = system.spawn(digitransit_routing, config.digitransit_routing,
-                              std::move(routing_pool));
+                              result.routing_gate);
   result.timetable = routing;
   result.journey_planner = routing;
-  http_client_pool geocoding_pool{system, config.http_workers_per_upstream};
-  for (const auto& worker : geocoding_pool.workers())
-    result.http_clients.push_back(worker);
   result.geocoding = system.spawn(digitransit_geocoding,
                                   config.digitransit_geocoding,
-                                  std::move(geocoding_pool));
+                                  result.geocoding_gate);
+  auto cache_options = config.cache;
+  cache_options.name = "timetable";
+  cache_options.upstream_cancel = {result.routing_gate};
+  result.timetable_cache = spawn_timetable_cache(system, result.timetable,
+                                                 cache_options);
+  cache_options.name = "geocoding";
+  cache_options.upstream_cancel = {result.geocoding_gate};
+  result.geocoding_cache = spawn_geocoding_cache(system, result.geocoding,
+                                                 cache_options);
+
   const warning demo_warning{
     "demo-data", "answered from the built-in demo upstream, not live data; "
                  "configure DIGITRANSIT_API_KEY for real data"};
@@ -42,11 +76,14 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   geocoder.timeout_ms = config.tool_timeout_ms;
   if (config.demo_geocoding)
     geocoder.standing_warnings.push_back(demo_warning);
-  result.departures_board = system.spawn(departures_board, result.timetable,
+  result.departures_board = system.spawn(departures_board,
+                                         timetable_actor{result.timetable_cache},
                                          result.variable_store, helsinki);
-  result.stop_finder = system.spawn(stop_finder, result.timetable, helsinki);
-  result.address_geocoder = system.spawn(address_geocoder, result.geocoding,
-                                         geocoder);
+  result.stop_finder = system.spawn(stop_finder,
+                                    timetable_actor{result.timetable_cache},
+                                    helsinki);
+  result.address_geocoder = system.spawn(
+    address_geocoder, geocoding_actor{result.geocoding_cache}, geocoder);
   trip_planner_options planner;
   planner.tool = helsinki;
   planner.area = config.plan_region;
@@ -64,11 +101,7 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   if (toilets.tool.timeout_ms == 0)
     toilets.tool.timeout_ms = config.tool_timeout_ms;
   result.station_toilets = spawn_station_toilets(system, std::move(toilets));
-  http_client_pool tfl_pool{system, config.http_workers_per_upstream};
-  for (const auto& worker : tfl_pool.workers())
-    result.http_clients.push_back(worker);
-  result.tfl_journey = system.spawn(tfl_journey, config.tfl,
-                                    std::move(tfl_pool));
+  result.tfl_journey = system.spawn(tfl_journey, config.tfl, result.tfl_gate);
   tool_options london;
   london.timeout_ms = config.tool_timeout_ms;
   if (config.demo_tfl)
@@ -76,12 +109,32 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
       {"demo-data", "answered from the built-in demo upstream, not TfL; "
                     "configure TFL_API_KEY for real journeys"});
   result.london_journeys = system.spawn(london_journeys, result.tfl_journey,
-                                        config.plan_journey_tps, london);
-  result.router = system.spawn(tool_router, result.departures_board,
-                               result.stop_finder, result.address_geocoder,
-                               result.trip_planner, result.station_toilets,
-                               result.london_journeys, result.variable_store);
+                                        london);
+
+  tool_router_targets targets;
+  targets.departures_board = result.departures_board;
+  targets.stop_finder = result.stop_finder;
+  targets.address_geocoder = result.address_geocoder;
+  targets.trip_planner = result.trip_planner;
+  targets.station_toilets = result.station_toilets;
+  targets.london_journeys = result.london_journeys;
+  targets.variable_store = result.variable_store;
+  targets.limiter = result.limiter;
+  for (const auto& [tool, tps] : config.tool_tps)
+    if (tps > 0)
+      targets.limited_tools.push_back(tool);
+  targets.cancel_listeners = {result.timetable_cache, result.geocoding_cache,
+                              result.routing_gate, result.geocoding_gate,
+                              result.tfl_gate};
+  targets.timeouts_ms = config.tool_timeouts_ms;
+  targets.default_timeout_ms = config.tool_timeout_ms;
+  result.router = system.spawn(tool_router, std::move(targets));
   return result;
+}
+
+std::vector<counters_actor> engine::counter_sources() const {
+  return {limiter, routing_gate, geocoding_gate, tfl_gate, timetable_cache,
+          geocoding_cache};
 }
 
 void engine::shutdown() {
@@ -97,11 +150,15 @@ void engine::shutdown() {
   stop(station_toilets);
   stop(london_journeys);
   stop(tfl_journey);
+  stop(timetable_cache);
+  stop(geocoding_cache);
   stop(geocoding);
   stop(timetable);
   stop(variable_store);
-  for (const auto& worker : http_clients)
-    stop(worker);
+  stop(routing_gate);
+  stop(geocoding_gate);
+  stop(tfl_gate);
+  stop(limiter);
 }
 
 } // namespace transitd

@@ -10,11 +10,16 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include <caf/fwd.hpp>
 
 #include "actors/interfaces.hpp"
+#include "actors/provider_cache.hpp"
+#include "actors/rate_limiter.hpp"
+#include "actors/upstream_gate.hpp"
 #include "actors/station_toilets.hpp"
 #include "actors/trip_rules.hpp"
 #include "actors/variable_store.hpp"
@@ -31,15 +36,26 @@ struct engine_config {
   variable_store_options variables;
   /// Detached HTTP workers per upstream (its maximum concurrency).
   std::size_t http_workers_per_upstream = 8;
-  /// Upper bound on one tool call when the caller sets no deadline.
+  /// Deadline of a tool call that arrives without one, by tool name
+  /// (tool_router.hpp's tool_names); others use `tool_timeout_ms`.
   int32_t tool_timeout_ms = 10000;
-  /// planJourney's upstream and its TPS limit.
+  std::map<std::string, int32_t> tool_timeouts_ms{{"plan_trip", 8000}};
+  /// Inbound calls per second by tool name (burst: one second's worth);
+  /// tools not listed are unlimited.
+  std::map<std::string, double> tool_tps{{"planJourney", 5},
+                                         {"stationToilets", 10}};
+  /// Outbound requests per second by upstream ("digitransit-routing",
+  /// "digitransit-geocoding", "tfl"); upstreams not listed are unlimited.
+  std::map<std::string, double> upstream_tps;
+  /// Retries and breaker of every upstream gate (the name is set per gate).
+  upstream_gate_options upstream;
+  /// TTLs and bounds of the provider caches (the name is set per cache).
+  provider_cache_options cache;
+  /// planJourney's upstream.
   tfl_journey_options tfl;
-  double plan_journey_tps = 5;
   /// The TfL upstream is the embedded mock (D18: "demo-data").
   bool demo_tfl = false;
-  /// stationToilets: where its data comes from (default: the demo set) and
-  /// its rate limit.
+  /// stationToilets: where its data comes from (default: the demo set).
   station_toilets_options station_toilets;
   /// plan_trip's service area (D15).
   region plan_region;
@@ -67,11 +83,20 @@ struct engine {
   timetable_actor timetable;
   journey_planner_actor journey_planner;
   geocoding_actor geocoding;
+  timetable_cache_actor timetable_cache;
+  geocoding_cache_actor geocoding_cache;
   variable_store_actor variable_store;
-  std::vector<http_client_actor> http_clients;
+  rate_limiter_actor limiter;
+  upstream_gate_actor routing_gate;
+  upstream_gate_actor geocoding_gate;
+  upstream_gate_actor tfl_gate;
 
-  /// Sends exit messages front to back (router first, HTTP workers last),
-  /// so that the actor system's destructor does not wait on them.
+  /// Every actor with counters (limiter, gates, caches), for /metrics.
+  std::vector<counters_actor> counter_sources() const;
+
+  /// Sends exit messages front to back (router first, gates and their HTTP
+  /// workers last), so that the actor system's destructor does not wait on
+  /// them.
   void shutdown();
 };
 

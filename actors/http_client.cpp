@@ -2,8 +2,6 @@
 
 #include <chrono>
 #include <memory>
-#include <random>
-#include <thread>
 #include <string>
 #include <unordered_map>
 
@@ -14,9 +12,26 @@
 #include <spdlog/spdlog.h>
 
 #include "messages/time.hpp"
-#include "providers/upstream_http.hpp"
 
 namespace transitd {
+
+void http_abort::begin(httplib::Client* client) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  active_ = client;
+}
+
+void http_abort::end() {
+  std::lock_guard<std::mutex> guard{mutex_};
+  active_ = nullptr;
+}
+
+bool http_abort::abort() {
+  std::lock_guard<std::mutex> guard{mutex_};
+  if (active_ == nullptr)
+    return false;
+  active_->stop();
+  return true;
+}
 
 namespace {
 
@@ -24,8 +39,7 @@ struct http_client_state {
   static inline const char* name = "http_client";
   /// One client per origin: keeps the TCP/TLS connection alive.
   std::unordered_map<std::string, std::unique_ptr<httplib::Client>> clients;
-  /// Backoff jitter.
-  std::minstd_rand random{std::random_device{}()};
+  std::shared_ptr<http_abort> abort;
 };
 
 httplib::Client& client_for(http_client_state& state,
@@ -58,10 +72,12 @@ outcome<http_response> attempt(http_client_state& state,
   for (const auto& [name, value] : call.headers)
     headers.emplace(name, value);
   auto started = std::chrono::steady_clock::now();
+  state.abort->begin(&client);
   auto result = call.method == "POST"
                   ? client.Post(call.target.c_str(), headers, call.body,
                                 call.content_type.c_str())
                   : client.Get(call.target.c_str(), headers);
+  state.abort->end();
   auto elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                       std::chrono::steady_clock::now() - started)
                       .count();
@@ -70,11 +86,13 @@ outcome<http_response> attempt(http_client_state& state,
     // A dropped keep-alive connection is not the upstream's fault: the next
     // call reconnects. Forget the client so its state starts clean.
     state.clients.erase(call.origin);
+    if (result.error() == httplib::Error::Canceled)
+      return make_failure(ec::cancelled, "the upstream call was aborted");
     if (elapsed_ms + 50 >= call.timeout_ms)
       return make_failure(ec::upstream_timeout,
-                        "upstream " + call.origin + " did not answer within "
-                          + std::to_string(call.timeout_ms) + " ms",
-                        "retry later");
+                          "upstream " + call.origin + " did not answer within "
+                            + std::to_string(call.timeout_ms) + " ms",
+                          "retry later");
     return make_failure(ec::network_error,
                         "cannot reach upstream " + call.origin + ": " + reason,
                         "check the upstream URL and the network");
@@ -88,69 +106,19 @@ outcome<http_response> attempt(http_client_state& state,
   return response;
 }
 
-bool retryable_status(int status) {
-  return status == 429 || status == 502 || status == 503 || status == 504;
-}
-
-/// Sleeps `ms` unless that would pass the call's deadline (leaving room for
-/// one more attempt); returns whether it slept.
-bool wait_before_retry(const http_call& call, int64_t ms) {
-  if (call.context.deadline_ms != 0
-      && now_ms() + ms + call.timeout_ms / 2 > call.context.deadline_ms)
-    return false;
-  std::this_thread::sleep_for(std::chrono::milliseconds{ms});
-  return true;
-}
-
-outcome<http_response> perform(http_client_state& state,
-                               const http_call& call) {
-  const auto& cid = call.context.correlation_id;
-  for (int32_t n = 1;; ++n) {
-    auto result = attempt(state, call);
-    bool last = n >= call.max_attempts;
-    if (result) {
-      auto& response = *result;
-      response.attempts = n;
-      if (last || !retryable_status(response.status))
-        return result;
-      int64_t wait_ms = 0;
-      if (response.status == 429) {
-        // Honour the upstream's Retry-After (seconds; 1 s when absent).
-        wait_ms = 1000 * parse_retry_after(response.retry_after,
-                                           response.received_ms, 1);
-      } else {
-        std::uniform_int_distribution<int64_t> jitter{0, 100LL << n};
-        wait_ms = jitter(state.random);
-      }
-      if (!wait_before_retry(call, wait_ms))
-        return result;
-      spdlog::info("[{}] upstream {} answered {}, retry {} after {} ms", cid,
-                   call.origin, response.status, n, wait_ms);
-      continue;
-    }
-    // Transport failure: retry refused/reset connections, not timeouts (a
-    // hung upstream seldom recovers within one call's deadline).
-    if (last || result.error().code != ec::network_error)
-      return result;
-    std::uniform_int_distribution<int64_t> jitter{0, 100LL << n};
-    auto wait_ms = jitter(state.random);
-    if (!wait_before_retry(call, wait_ms))
-      return result;
-    spdlog::info("[{}] upstream {} unreachable, retry {} after {} ms", cid,
-                 call.origin, n, wait_ms);
-  }
-}
-
 http_client_actor::behavior_type
-http_client(http_client_actor::stateful_pointer<http_client_state> self) {
+http_client(http_client_actor::stateful_pointer<http_client_state> self,
+            std::shared_ptr<http_abort> abort) {
+  self->state.abort = std::move(abort);
   return {
     [self](const http_call& call) -> caf::result<http_response> {
       try {
-        auto result = perform(self->state, call);
+        auto result = attempt(self->state, call);
         if (!result)
           return to_error(result.error());
         return std::move(*result);
       } catch (const std::exception& ex) {
+        self->state.abort->end();
         spdlog::error("[{}] HTTP client failed: {}",
                       call.context.correlation_id, ex.what());
         return make_error(ec::network_error,
@@ -162,21 +130,9 @@ http_client(http_client_actor::stateful_pointer<http_client_state> self) {
 
 } // namespace
 
-http_client_actor spawn_http_client(caf::actor_system& system) {
-  return system.spawn<caf::detached>(http_client);
-}
-
-http_client_pool::http_client_pool(caf::actor_system& system,
-                                   std::size_t size) {
-  workers_.reserve(size);
-  for (std::size_t i = 0; i < size; ++i)
-    workers_.push_back(spawn_http_client(system));
-}
-
-const http_client_actor& http_client_pool::next() {
-  const auto& worker = workers_[next_];
-  next_ = (next_ + 1) % workers_.size();
-  return worker;
+http_worker spawn_http_client(caf::actor_system& system) {
+  auto abort = std::make_shared<http_abort>();
+  return {system.spawn<caf::detached>(http_client, abort), abort};
 }
 
 } // namespace transitd

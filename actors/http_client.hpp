@@ -1,37 +1,44 @@
 #pragma once
 // HTTP_CLIENT workers: detached actors (one thread each) that perform the
 // blocking outbound HTTP calls, so the scheduler's threads never block on a
-// socket. Each keeps one connection per origin alive for reuse.
+// socket. Each keeps one connection per origin alive for reuse. A worker
+// makes exactly one attempt per message; retries, limits and the breaker
+// live in UPSTREAM_GATE, which owns the workers.
 
-#include <cstddef>
-#include <vector>
+#include <memory>
+#include <mutex>
 
 #include <caf/fwd.hpp>
 
 #include "actors/interfaces.hpp"
 
+namespace httplib {
+class Client;
+}
+
 namespace transitd {
 
-/// Spawns one detached HTTP client worker.
-http_client_actor spawn_http_client(caf::actor_system& system);
-
-/// A fixed set of workers used round-robin by one provider. A provider's
-/// concurrency towards its upstream is bounded by the pool size.
-class http_client_pool {
+/// Lets UPSTREAM_GATE abort the request a worker is blocked in (a cancelled
+/// call): shuts the connection down from another thread.
+class http_abort {
 public:
-  http_client_pool() = default;
-  http_client_pool(caf::actor_system& system, std::size_t size);
-
-  /// The next worker, round-robin. The pool must not be empty.
-  const http_client_actor& next();
-
-  const std::vector<http_client_actor>& workers() const {
-    return workers_;
-  }
+  /// Called by the worker around a blocking request.
+  void begin(httplib::Client* client);
+  void end();
+  /// Aborts the request in progress, if any; returns whether there was one.
+  bool abort();
 
 private:
-  std::vector<http_client_actor> workers_;
-  std::size_t next_ = 0;
+  std::mutex mutex_;
+  httplib::Client* active_ = nullptr;
 };
+
+struct http_worker {
+  http_client_actor actor;
+  std::shared_ptr<http_abort> abort;
+};
+
+/// Spawns one detached HTTP client worker.
+http_worker spawn_http_client(caf::actor_system& system);
 
 } // namespace transitd

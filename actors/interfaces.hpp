@@ -9,12 +9,48 @@
 
 namespace transitd {
 
-/// HTTP_CLIENT: performs one outbound HTTP request and answers the response
+/// Anything that started work for a call and can stop it.
+using cancel_listener_actor = caf::typed_actor<
+  // Stop the work of this correlation id (no reply).
+  caf::reacts_to<cancel_call>>;
+
+/// Anything with counters for /metrics.
+using counters_actor = caf::typed_actor<
+  // A snapshot of the actor's counters and gauges.
+  caf::replies_to<get_counters>::with<counters>>;
+
+/// HTTP_CLIENT: performs one outbound HTTP attempt and answers the response
 /// (any status) or a network-error / upstream-timeout error. Runs detached:
 /// blocking socket I/O never touches the scheduler's threads.
 using http_client_actor = caf::typed_actor<
   // Fetch one request; connections to the same origin are reused.
   caf::replies_to<http_call>::with<http_response>>;
+
+/// RATE_LIMITER: token buckets by key (inbound per tool, outbound per
+/// upstream) and an upstream's 429 hold-offs.
+using rate_limiter_actor = caf::typed_actor<
+  // One token of a bucket, or the wait until one is due.
+  caf::replies_to<acquire_permit>::with<permit>,
+  // Refuse a key for a while (an upstream's Retry-After).
+  caf::reacts_to<hold_off>,
+  // Granted/refused counts per key.
+  caf::replies_to<get_counters>::with<counters>>;
+
+/// UPSTREAM_GATE: the one door to an upstream. Takes an outbound permit,
+/// keeps the circuit breaker, hands each attempt to an idle HTTP_CLIENT
+/// worker (queueing when all are busy), retries what the contracts call
+/// retryable within the call's deadline, and aborts cancelled calls.
+using upstream_gate_actor = caf::typed_actor<
+  // One upstream call with retries; answers the final HTTP response or
+  // network-error / upstream-timeout / upstream-error / rate-limited /
+  // cancelled.
+  caf::replies_to<http_call>::with<http_response>,
+  // Abort the calls of a correlation id.
+  caf::reacts_to<cancel_call>,
+  // Internal timer: continue a call after its backoff or hold-off.
+  caf::reacts_to<gate_resume>,
+  // Calls, attempts, retries, failures, breaker state, queue depth.
+  caf::replies_to<get_counters>::with<counters>>;
 
 /// TIMETABLE: a provider of stop departures (Digitransit routing, or any
 /// stand-in implementing this interface).
@@ -24,6 +60,15 @@ using timetable_actor = caf::typed_actor<
   caf::replies_to<stop_departures_query>::with<stop_departures>,
   // Stops near a point, nearest first.
   caf::replies_to<nearby_stops_query>::with<nearby_stops>>;
+
+/// TIMETABLE_CACHE: a TIMETABLE in front of TIMETABLE. Answers repeated
+/// queries from memory within their TTL and coalesces identical queries in
+/// flight into one upstream call (single-flight).
+using timetable_cache_actor = timetable_actor::extend<
+  // Drop a cancelled caller; abort the upstream call if it was the only one.
+  caf::reacts_to<cancel_call>,
+  // Hits, misses, coalesced waiters, entries, bytes, evictions.
+  caf::replies_to<get_counters>::with<counters>>;
 
 /// VARIABLE_STORE: the principals' saved variables in SQLite (WAL; every
 /// write committed before the reply). Runs detached: disk I/O never blocks
@@ -61,6 +106,10 @@ using digitransit_routing_actor
 using geocoding_actor = caf::typed_actor<
   // Candidates for a text, in the provider's order.
   caf::replies_to<geocode_query>::with<geocode_candidates>>;
+
+/// GEOCODING_CACHE: the same cache in front of GEOCODING.
+using geocoding_cache_actor = geocoding_actor::extend<
+  caf::reacts_to<cancel_call>, caf::replies_to<get_counters>::with<counters>>;
 
 /// ADDRESS_GEOCODER: the geocode_address tool. Validates, clamps, asks
 /// GEOCODING, normalises, orders and truncates.
@@ -115,6 +164,8 @@ using tool_router_actor = caf::typed_actor<
   // get_user_variables, answered by VARIABLE_STORE.
   caf::replies_to<get_variables_request>::with<get_variables_reply>,
   // delete_user_variable, answered by VARIABLE_STORE.
-  caf::replies_to<delete_variable_request>::with<delete_variable_reply>>;
+  caf::replies_to<delete_variable_request>::with<delete_variable_reply>,
+  // Stop a call's upstream work: told to every cache and gate.
+  caf::reacts_to<cancel_call>>;
 
 } // namespace transitd

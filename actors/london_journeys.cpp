@@ -32,19 +32,12 @@ std::optional<failure> check_place(const std::string& value,
 
 london_journey_actor::behavior_type london_journeys(
   london_journey_actor::stateful_pointer<london_journeys_state> self,
-  london_journey_actor provider, double tps, tool_options tool) {
+  london_journey_actor provider, tool_options tool) {
   self->state.provider = std::move(provider);
-  self->state.limiter = token_bucket{tps, tps};
   self->state.tool = std::move(tool);
   return {
     [self](journey_plan_request& request) -> caf::result<journey_plan_reply> {
       auto& st = self->state;
-      int32_t retry_after = 0;
-      if (!st.limiter.try_take(now_ms(), retry_after))
-        return make_error(ec::rate_limited,
-                          "planJourney is limited to its transactions per "
-                          "second; try again shortly",
-                          "wait retryAfter seconds", retry_after);
       if (auto bad = check_place(request.from, "from"))
         return to_error(*bad);
       if (auto bad = check_place(request.to, "to"))

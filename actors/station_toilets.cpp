@@ -14,22 +14,15 @@ namespace {
 station_toilets_actor::behavior_type station_toilets(
   station_toilets_actor::stateful_pointer<station_toilets_state> self,
   std::shared_ptr<const station_dataset> data,
-  std::optional<failure> load_failure, double tps, tool_options tool) {
+  std::optional<failure> load_failure, tool_options tool) {
   auto& st = self->state;
   st.data = std::move(data);
   st.load_failure = std::move(load_failure);
-  st.limiter = token_bucket{tps, tps};
   st.tool = std::move(tool);
   return {
     [self](station_toilets_request& request)
       -> caf::result<station_toilets_reply> {
       auto& st = self->state;
-      int32_t retry_after = 0;
-      if (!st.limiter.try_take(now_ms(), retry_after))
-        return make_error(ec::rate_limited,
-                          "stationToilets is limited to its transactions "
-                          "per second; try again shortly",
-                          "wait retryAfter seconds", retry_after);
       auto name = request.station_name;
       auto first = name.find_first_not_of(" \t\r\n");
       if (first == std::string::npos)
@@ -87,7 +80,7 @@ station_toilets_actor spawn_station_toilets(caf::actor_system& system,
                  load_failure->message);
   }
   return system.spawn(station_toilets, std::move(data),
-                      std::move(load_failure), options.tps,
+                      std::move(load_failure),
                       std::move(options.tool));
 }
 

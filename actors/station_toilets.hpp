@@ -6,7 +6,6 @@
 #include <caf/fwd.hpp>
 
 #include "actors/interfaces.hpp"
-#include "actors/token_bucket.hpp"
 #include "actors/tool_support.hpp"
 #include "providers/tfl_station_data.hpp"
 
@@ -17,8 +16,6 @@ struct station_toilets_options {
   dataset_reader reader;
   /// Names the source in messages and logs.
   std::string source;
-  /// Transactions per second for this tool (and the burst).
-  double tps = 10;
   tool_options tool;
 };
 
@@ -27,7 +24,6 @@ struct station_toilets_state {
   /// The loaded data, or why there is none.
   std::shared_ptr<const station_dataset> data;
   std::optional<failure> load_failure;
-  token_bucket limiter;
   tool_options tool;
 };
 

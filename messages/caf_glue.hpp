@@ -13,6 +13,7 @@
 #include "messages/geocoding.hpp"
 #include "messages/http.hpp"
 #include "messages/london.hpp"
+#include "messages/resilience.hpp"
 #include "messages/stops.hpp"
 #include "messages/trips.hpp"
 #include "messages/variables.hpp"
@@ -99,4 +100,11 @@ CAF_BEGIN_TYPE_ID_BLOCK(transitd, TRANSITD_TYPE_ID_OFFSET)
   CAF_ADD_TYPE_ID(transitd, (transitd::journey_plan_reply))
   CAF_ADD_TYPE_ID(transitd, (transitd::journey_option))
   CAF_ADD_TYPE_ID(transitd, (transitd::place_suggestion))
+  CAF_ADD_TYPE_ID(transitd, (transitd::acquire_permit))
+  CAF_ADD_TYPE_ID(transitd, (transitd::permit))
+  CAF_ADD_TYPE_ID(transitd, (transitd::hold_off))
+  CAF_ADD_TYPE_ID(transitd, (transitd::cancel_call))
+  CAF_ADD_TYPE_ID(transitd, (transitd::gate_resume))
+  CAF_ADD_TYPE_ID(transitd, (transitd::get_counters))
+  CAF_ADD_TYPE_ID(transitd, (transitd::counters))
 CAF_END_TYPE_ID_BLOCK(transitd)

@@ -24,10 +24,11 @@ struct http_call {
   std::string content_type;
   /// Per-attempt timeout for connect, read and write.
   int32_t timeout_ms = 5000;
-  /// Attempts in all (1 = no retry). Retried: 429 (after its Retry-After),
-  /// 502/503/504 and connection failures (exponential backoff with full
-  /// jitter); never past context.deadline_ms. Only for idempotent calls.
-  int32_t max_attempts = 1;
+  /// A cap on attempts for this call (1 = never retry); 0 = the gate's
+  /// retry policy. UPSTREAM_GATE retries 429 (after its Retry-After), 5xx,
+  /// timeouts and connection failures (backoff with full jitter), never past
+  /// context.deadline_ms. Every transitd upstream call is idempotent.
+  int32_t max_attempts = 0;
 };
 
 template <class Inspector>

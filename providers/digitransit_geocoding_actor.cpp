@@ -11,7 +11,7 @@ namespace transitd {
 
 geocoding_actor::behavior_type digitransit_geocoding(
   geocoding_actor::stateful_pointer<digitransit_geocoding_state> self,
-  digitransit_geocoding_options options, http_client_pool pool) {
+  digitransit_geocoding_options options, upstream_gate_actor gate) {
   auto& st = self->state;
   if (auto url = split_url(options.url)) {
     st.origin = url->origin;
@@ -20,7 +20,7 @@ geocoding_actor::behavior_type digitransit_geocoding(
     spdlog::error("digitransit geocoding: {}", url.error().message);
   }
   st.options = std::move(options);
-  st.pool = std::move(pool);
+  st.gate = std::move(gate);
   return {
     [self](const geocode_query& query)
       -> caf::result<geocode_candidates> {
@@ -34,11 +34,10 @@ geocoding_actor::behavior_type digitransit_geocoding(
       call.origin = st.origin;
       call.target = st.path + digitransit::make_search_target(query);
       call.timeout_ms = st.options.timeout_ms;
-      call.max_attempts = st.options.max_attempts;
       if (!st.options.api_key.empty())
         call.headers.emplace_back("digitransit-subscription-key",
                                   st.options.api_key);
-      return call_upstream<geocode_candidates>(self, st.pool, std::move(call),
+      return call_upstream<geocode_candidates>(self, st.gate, std::move(call),
                                                "Digitransit geocoding",
                                                digitransit::parse_search);
     },

@@ -1,11 +1,10 @@
 #pragma once
 // The Digitransit geocoding provider as an actor: implements GEOCODING with
-// Pelias GET /search through its HTTP client pool.
+// Pelias GET /search through its UPSTREAM_GATE.
 
 #include <cstdint>
 #include <string>
 
-#include "actors/http_client.hpp"
 #include "actors/interfaces.hpp"
 
 namespace transitd {
@@ -18,7 +17,6 @@ struct digitransit_geocoding_options {
   std::string api_key;
   int32_t timeout_ms = 5000;
   /// Attempts per search (GET is idempotent).
-  int32_t max_attempts = 2;
 };
 
 struct digitransit_geocoding_state {
@@ -26,11 +24,11 @@ struct digitransit_geocoding_state {
   std::string origin;
   std::string path;
   digitransit_geocoding_options options;
-  http_client_pool pool;
+  upstream_gate_actor gate;
 };
 
 geocoding_actor::behavior_type digitransit_geocoding(
   geocoding_actor::stateful_pointer<digitransit_geocoding_state> self,
-  digitransit_geocoding_options options, http_client_pool pool);
+  digitransit_geocoding_options options, upstream_gate_actor gate);
 
 } // namespace transitd

@@ -36,11 +36,10 @@ post_graphql(routing_pointer self, const call_context& context,
   call.content_type = "application/json";
   call.body = std::move(body);
   call.timeout_ms = st.options.timeout_ms;
-  call.max_attempts = st.options.max_attempts;
   if (!st.options.api_key.empty())
     call.headers.emplace_back("digitransit-subscription-key",
                               st.options.api_key);
-  return call_upstream<Result>(self, st.pool, std::move(call),
+  return call_upstream<Result>(self, st.gate, std::move(call),
                                "Digitransit routing", parse);
 }
 
@@ -48,7 +47,7 @@ post_graphql(routing_pointer self, const call_context& context,
 
 digitransit_routing_actor::behavior_type digitransit_routing(
   digitransit_routing_actor::stateful_pointer<digitransit_routing_state> self,
-  digitransit_routing_options options, http_client_pool pool) {
+  digitransit_routing_options options, upstream_gate_actor gate) {
   auto& st = self->state;
   if (auto url = split_url(options.url)) {
     st.origin = url->origin;
@@ -57,7 +56,7 @@ digitransit_routing_actor::behavior_type digitransit_routing(
     spdlog::error("digitransit routing: {}", url.error().message);
   }
   st.options = std::move(options);
-  st.pool = std::move(pool);
+  st.gate = std::move(gate);
   return {
     [self](const stop_departures_query& query) {
       auto stop_id = query.stop_id;

@@ -1,12 +1,11 @@
 #pragma once
 // The Digitransit routing provider as an actor: implements TIMETABLE by
-// turning queries into GraphQL POSTs handed to its HTTP client pool.
+// turning queries into GraphQL POSTs handed to its UPSTREAM_GATE.
 
 #include <cstdint>
 #include <memory>
 #include <string>
 
-#include "actors/http_client.hpp"
 #include "actors/interfaces.hpp"
 
 namespace transitd {
@@ -20,7 +19,6 @@ struct digitransit_routing_options {
   /// Per upstream attempt.
   int32_t timeout_ms = 5000;
   /// Attempts per query (GraphQL queries are idempotent).
-  int32_t max_attempts = 2;
 };
 
 struct digitransit_routing_state {
@@ -28,11 +26,11 @@ struct digitransit_routing_state {
   std::string origin;
   std::string path;
   digitransit_routing_options options;
-  http_client_pool pool;
+  upstream_gate_actor gate;
 };
 
 digitransit_routing_actor::behavior_type digitransit_routing(
   digitransit_routing_actor::stateful_pointer<digitransit_routing_state> self,
-  digitransit_routing_options options, http_client_pool pool);
+  digitransit_routing_options options, upstream_gate_actor gate);
 
 } // namespace transitd

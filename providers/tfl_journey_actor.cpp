@@ -11,7 +11,7 @@ namespace transitd {
 
 london_journey_actor::behavior_type
 tfl_journey(london_journey_actor::stateful_pointer<tfl_journey_state> self,
-            tfl_journey_options options, http_client_pool pool) {
+            tfl_journey_options options, upstream_gate_actor gate) {
   auto& st = self->state;
   if (auto url = split_url(options.url)) {
     st.origin = url->origin;
@@ -20,7 +20,7 @@ tfl_journey(london_journey_actor::stateful_pointer<tfl_journey_state> self,
     spdlog::error("TfL: {}", url.error().message);
   }
   st.options = std::move(options);
-  st.pool = std::move(pool);
+  st.gate = std::move(gate);
   return {
     [self](const journey_plan_request& request)
       -> caf::result<journey_plan_reply> {
@@ -37,12 +37,11 @@ tfl_journey(london_journey_actor::stateful_pointer<tfl_journey_state> self,
       call.origin = st.origin;
       call.target = tfl::make_journey_target(st.path, request);
       call.timeout_ms = st.options.timeout_ms;
-      call.max_attempts = st.options.max_attempts;
       if (!st.options.api_key.empty())
         call.headers.emplace_back("app_key", st.options.api_key);
       auto cid = request.context.correlation_id;
       return call_upstream_response<journey_plan_reply>(
-        self, st.pool, std::move(call), "TfL",
+        self, st.gate, std::move(call), "TfL",
         [cid](const http_response& response) {
           auto reply = tfl::parse_journey_response(response);
           if (reply)

@@ -3,7 +3,6 @@
 
 #include <string>
 
-#include "actors/http_client.hpp"
 #include "actors/interfaces.hpp"
 
 namespace transitd {
@@ -16,7 +15,6 @@ struct tfl_journey_options {
   /// D18: an explicit URL without a key answers UPSTREAM_ERROR per call.
   bool key_required = true;
   int32_t timeout_ms = 5000;
-  int32_t max_attempts = 2;
 };
 
 struct tfl_journey_state {
@@ -24,11 +22,11 @@ struct tfl_journey_state {
   std::string origin;
   std::string path;
   tfl_journey_options options;
-  http_client_pool pool;
+  upstream_gate_actor gate;
 };
 
 london_journey_actor::behavior_type
 tfl_journey(london_journey_actor::stateful_pointer<tfl_journey_state> self,
-            tfl_journey_options options, http_client_pool pool);
+            tfl_journey_options options, upstream_gate_actor gate);
 
 } // namespace transitd

@@ -37,6 +37,32 @@ const option_spec options[] = {
    "comma-separated Host/Origin names accepted (default "
    "localhost,127.0.0.1,[::1])"},
   {"tool-timeout-ms", "N", "deadline of one tool call (default 10000)"},
+  {"tool-timeouts-ms", "LIST",
+   "per-tool deadlines, e.g. plan_trip=8000,get_departures=5000 (default "
+   "plan_trip=8000)"},
+  {"tool-tps", "LIST",
+   "per-tool calls per second, e.g. planJourney=5,get_departures=200; 0 = "
+   "unlimited (default planJourney=5,stationToilets=10)"},
+  {"upstream-tps", "LIST",
+   "per-upstream requests per second: digitransit-routing, "
+   "digitransit-geocoding, tfl; 0 = unlimited (default 50,50,8; not "
+   "applied to the demo upstream)"},
+  {"upstream-max-attempts", "N",
+   "attempts per upstream call, retries included (default 3)"},
+  {"upstream-backoff-ms", "N",
+   "first retry backoff ceiling; doubles per retry, full jitter (100)"},
+  {"upstream-backoff-cap-ms", "N", "largest backoff ceiling (2000)"},
+  {"breaker-failures", "N",
+   "consecutive upstream failures that open its circuit breaker (5)"},
+  {"breaker-cooldown-ms", "N",
+   "how long an open breaker fails calls fast before a probe (10000)"},
+  {"cache-departures-ttl-s", "N", "departures cache TTL, 0 = off (15)"},
+  {"cache-stops-ttl-s", "N", "stop search cache TTL, 0 = off (3600)"},
+  {"cache-geocoding-ttl-s", "N", "geocoding cache TTL, 0 = off (3600)"},
+  {"cache-max-entries", "N", "entries per cache kind at most (10000)"},
+  {"cache-max-bytes", "N", "bytes per cache kind at most (67108864)"},
+  {"shutdown-grace-ms", "N",
+   "on SIGTERM/SIGINT, how long calls in flight may finish (10000)"},
   {"upstream-timeout-ms", "N",
    "timeout of one upstream HTTP attempt (default 5000)"},
   {"http-workers", "N", "concurrent upstream requests per provider (16)"},
@@ -45,9 +71,10 @@ const option_spec options[] = {
    "plan_trip sends its relaxed query in parallel (true, default) or only "
    "after a disrupted answer (false: saves upstream quota)"},
   {"plan-journey-tps", "N",
-   "planJourney calls per second before RATE_LIMIT_EXCEEDED (5)"},
+   "planJourney calls per second (same as tool-tps planJourney=N; 5)"},
   {"station-toilets-tps", "N",
-   "stationToilets calls per second before RATE_LIMIT_EXCEEDED (10)"},
+   "stationToilets calls per second (same as tool-tps stationToilets=N; "
+   "10)"},
   {"log-level", "LEVEL", "trace|debug|info|warn|error|critical|off (info)"},
   {"help", nullptr, "print this help"},
 };
@@ -76,6 +103,39 @@ std::optional<failure> parse_count(const std::string& where,
     return bad(where, "must be between " + std::to_string(min) + " and "
                         + std::to_string(max) + ", got " + text);
   out = value;
+  return std::nullopt;
+}
+
+/// Parses "name=number,name=number" with names from `known`.
+std::optional<failure> parse_map(const std::string& where,
+                                 const std::string& text,
+                                 const std::vector<std::string>& known,
+                                 int64_t min, int64_t max,
+                                 std::map<std::string, int64_t>& out) {
+  std::stringstream in{text};
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (item.empty())
+      continue;
+    auto eq = item.find('=');
+    if (eq == std::string::npos)
+      return bad(where, "expected name=number, got \"" + item + "\"");
+    auto name = item.substr(0, eq);
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string names;
+      for (const auto& k : known)
+        names += (names.empty() ? "" : ", ") + k;
+      return bad(where, "unknown name \"" + name + "\" (known: " + names
+                          + ")");
+    }
+    int64_t n = 0;
+    if (auto f = parse_count(where + " " + name, item.substr(eq + 1), min, max,
+                             n))
+      return f;
+    out[name] = n;
+  }
+  if (out.empty())
+    return bad(where, "needs at least one name=number");
   return std::nullopt;
 }
 
@@ -156,6 +216,59 @@ std::optional<failure> apply(daemon_config& cfg, const std::string& key,
     if (auto f = parse_count(where, value, 100, 600000, n))
       return f;
     cfg.tool_timeout_ms = static_cast<int32_t>(n);
+  } else if (key == "tool-timeouts-ms") {
+    std::map<std::string, int64_t> parsed;
+    if (auto f = parse_map(where, value, known_tool_names(), 100, 600000,
+                           parsed))
+      return f;
+    for (const auto& [name, ms] : parsed)
+      cfg.tool_timeouts_ms[name] = static_cast<int32_t>(ms);
+  } else if (key == "tool-tps" || key == "upstream-tps") {
+    bool tools = key == "tool-tps";
+    std::map<std::string, int64_t> parsed;
+    if (auto f = parse_map(where, value,
+                           tools ? known_tool_names() : known_upstream_names(),
+                           0, 1000000, parsed))
+      return f;
+    for (const auto& [name, tps] : parsed)
+      (tools ? cfg.tool_tps : cfg.upstream_tps)[name] = static_cast<double>(tps);
+  } else if (key == "upstream-max-attempts") {
+    if (auto f = parse_count(where, value, 1, 10, n))
+      return f;
+    cfg.upstream_max_attempts = static_cast<int32_t>(n);
+  } else if (key == "upstream-backoff-ms" || key == "upstream-backoff-cap-ms"
+             || key == "breaker-cooldown-ms" || key == "shutdown-grace-ms") {
+    if (auto f = parse_count(where, value, 0, 600000, n))
+      return f;
+    auto v = static_cast<int32_t>(n);
+    if (key == "upstream-backoff-ms")
+      cfg.upstream_backoff_ms = v;
+    else if (key == "upstream-backoff-cap-ms")
+      cfg.upstream_backoff_cap_ms = v;
+    else if (key == "breaker-cooldown-ms")
+      cfg.breaker_cooldown_ms = v;
+    else
+      cfg.shutdown_grace_ms = v;
+  } else if (key == "breaker-failures") {
+    if (auto f = parse_count(where, value, 1, 1000, n))
+      return f;
+    cfg.breaker_failures = static_cast<int32_t>(n);
+  } else if (key == "cache-departures-ttl-s" || key == "cache-stops-ttl-s"
+             || key == "cache-geocoding-ttl-s") {
+    if (auto f = parse_count(where, value, 0, 86400 * 7, n))
+      return f;
+    auto v = static_cast<int32_t>(n);
+    if (key == "cache-departures-ttl-s")
+      cfg.cache_departures_ttl_s = v;
+    else if (key == "cache-stops-ttl-s")
+      cfg.cache_stops_ttl_s = v;
+    else
+      cfg.cache_geocoding_ttl_s = v;
+  } else if (key == "cache-max-entries" || key == "cache-max-bytes") {
+    if (auto f = parse_count(where, value, 0, int64_t{1} << 40, n))
+      return f;
+    (key == "cache-max-entries" ? cfg.cache_max_entries : cfg.cache_max_bytes)
+      = static_cast<std::size_t>(n);
   } else if (key == "upstream-timeout-ms") {
     if (auto f = parse_count(where, value, 50, 600000, n))
       return f;
@@ -171,8 +284,7 @@ std::optional<failure> apply(daemon_config& cfg, const std::string& key,
   } else if (key == "station-toilets-tps" || key == "plan-journey-tps") {
     if (auto f = parse_count(where, value, 1, 100000, n))
       return f;
-    (key == "plan-journey-tps" ? cfg.plan_journey_tps
-                               : cfg.station_toilets_tps)
+    cfg.tool_tps[key == "plan-journey-tps" ? "planJourney" : "stationToilets"]
       = static_cast<double>(n);
   } else if (key == "log-level") {
     static const char* levels[] = {"trace", "debug", "info",    "warn",
@@ -223,6 +335,20 @@ std::optional<failure> apply_file(daemon_config& cfg, const std::string& path,
 }
 
 } // namespace
+
+const std::vector<std::string>& known_tool_names() {
+  static const std::vector<std::string> names{
+    "get_departures",     "find_stops",         "geocode_address",
+    "plan_trip",          "planJourney",        "stationToilets",
+    "save_user_variable", "get_user_variables", "delete_user_variable"};
+  return names;
+}
+
+const std::vector<std::string>& known_upstream_names() {
+  static const std::vector<std::string> names{
+    "digitransit-routing", "digitransit-geocoding", "tfl"};
+  return names;
+}
 
 std::string config_usage() {
   std::string out = "usage: transitd [options]\n\noptions (the same keys, "

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,14 +41,35 @@ struct daemon_config {
   bool demo = false;
   // Engine.
   int32_t tool_timeout_ms = 10000;
+  /// Per-tool deadlines overriding tool_timeout_ms (plan_trip: 8 s by its
+  /// contract).
+  std::map<std::string, int32_t> tool_timeouts_ms{{"plan_trip", 8000}};
   int32_t upstream_timeout_ms = 5000;
   std::size_t http_workers = 16;
   std::size_t gateway_shards = 2;
   std::size_t scheduler_threads = 2;
-  /// planJourney: transactions per second (and burst).
-  double plan_journey_tps = 5;
-  /// stationToilets: transactions per second (and burst).
-  double station_toilets_tps = 10;
+  /// Inbound calls per second (and burst) by tool; 0 or absent = unlimited.
+  std::map<std::string, double> tool_tps{{"planJourney", 5},
+                                         {"stationToilets", 10}};
+  /// Outbound requests per second (and burst) by upstream, applied to real
+  /// upstreams only (not the demo mock); 0 = unlimited.
+  std::map<std::string, double> upstream_tps{{"digitransit-routing", 50},
+                                             {"digitransit-geocoding", 50},
+                                             {"tfl", 8}};
+  /// Retry policy and breaker of every upstream.
+  int32_t upstream_max_attempts = 3;
+  int32_t upstream_backoff_ms = 100;
+  int32_t upstream_backoff_cap_ms = 2000;
+  int32_t breaker_failures = 5;
+  int32_t breaker_cooldown_ms = 10000;
+  /// Provider caches: TTLs in seconds (0 = no storing) and bounds.
+  int32_t cache_departures_ttl_s = 15;
+  int32_t cache_stops_ttl_s = 3600;
+  int32_t cache_geocoding_ttl_s = 3600;
+  std::size_t cache_max_entries = 10000;
+  std::size_t cache_max_bytes = 64 * 1024 * 1024;
+  /// SIGTERM/SIGINT: how long calls in flight may take to finish.
+  int32_t shutdown_grace_ms = 10000;
   /// plan_trip: relaxed query in parallel with the primary (D12).
   bool plan_speculative_relax = true;
   /// Directory of the variable store; empty = ~/.local/share/transitd;
@@ -71,6 +93,11 @@ using file_reader = std::function<outcome<std::string>(const std::string&)>;
 outcome<config_request> parse_config(const std::vector<std::string>& args,
                                      const env_lookup& env,
                                      const file_reader& read_file);
+
+/// The MCP tool names and the upstream names that per-tool and
+/// per-upstream settings accept.
+const std::vector<std::string>& known_tool_names();
+const std::vector<std::string>& known_upstream_names();
 
 /// The --help text.
 std::string config_usage();

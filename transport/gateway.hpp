@@ -60,6 +60,8 @@ private:
   class typed_call;
 
   void dispatch(std::shared_ptr<pending_call> call);
+  /// Tells the engine to stop the upstream work of a call nobody waits for.
+  void abandon(const std::string& correlation_id);
 
   tool_router_actor router_;
   std::vector<caf::actor> shards_;
@@ -129,14 +131,19 @@ gateway::call(Request request,
                     - duration_cast<milliseconds>(now.time_since_epoch());
   if (left < milliseconds{1})
     left = milliseconds{1};
+  auto correlation_id = request.context.correlation_id;
   auto call = std::make_shared<typed_call<Request, Reply>>(
     router_, std::move(request), left, cancel);
   dispatch(call);
   // The actor-side request times out first; the grace covers its delivery.
   auto waited = call->wait(steady_clock::now() + left + milliseconds{500});
-  if (!waited)
+  if (!waited) {
+    abandon(correlation_id);
     return make_error(ec::upstream_timeout,
                       "the call did not finish within its deadline");
+  }
+  if (cancel->cancelled())
+    abandon(correlation_id);
   return std::move(*waited);
 }
 

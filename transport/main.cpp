@@ -124,6 +124,26 @@ int main(int argc, char** argv) {
   engine_cfg.digitransit_routing.timeout_ms = cfg.upstream_timeout_ms;
   engine_cfg.http_workers_per_upstream = cfg.http_workers;
   engine_cfg.tool_timeout_ms = cfg.tool_timeout_ms;
+  engine_cfg.tool_timeouts_ms = cfg.tool_timeouts_ms;
+  engine_cfg.tool_tps = cfg.tool_tps;
+  // Outbound limits protect real API keys; the demo upstream has none.
+  for (const auto& [name, tps] : cfg.upstream_tps) {
+    bool demo_upstream = name == "tfl" ? tfl_demo
+                         : name == "digitransit-routing" ? routing_demo
+                                                         : geocoding_demo;
+    if (!demo_upstream && tps > 0)
+      engine_cfg.upstream_tps[name] = tps;
+  }
+  engine_cfg.upstream.retry.max_attempts = cfg.upstream_max_attempts;
+  engine_cfg.upstream.retry.base_ms = cfg.upstream_backoff_ms;
+  engine_cfg.upstream.retry.cap_ms = cfg.upstream_backoff_cap_ms;
+  engine_cfg.upstream.breaker_failures = cfg.breaker_failures;
+  engine_cfg.upstream.breaker_cooldown_ms = cfg.breaker_cooldown_ms;
+  engine_cfg.cache.departures_ttl_ms = int64_t{cfg.cache_departures_ttl_s} * 1000;
+  engine_cfg.cache.stops_ttl_ms = int64_t{cfg.cache_stops_ttl_s} * 1000;
+  engine_cfg.cache.geocoding_ttl_ms = int64_t{cfg.cache_geocoding_ttl_s} * 1000;
+  engine_cfg.cache.limits.max_entries = cfg.cache_max_entries;
+  engine_cfg.cache.limits.max_bytes = cfg.cache_max_bytes;
   engine_cfg.digitransit_geocoding.url = cfg.digitransit_geocoding_url;
   engine_cfg.digitransit_geocoding.api_key = cfg.digitransit_api_key;
   engine_cfg.digitransit_geocoding.timeout_ms = cfg.upstream_timeout_ms;
@@ -132,7 +152,6 @@ int main(int argc, char** argv) {
   engine_cfg.tfl.api_key = cfg.tfl_api_key;
   engine_cfg.tfl.key_required = !tfl_demo;
   engine_cfg.tfl.timeout_ms = cfg.upstream_timeout_ms;
-  engine_cfg.plan_journey_tps = cfg.plan_journey_tps;
   engine_cfg.demo_tfl = tfl_demo;
   engine_cfg.demo_routing = routing_demo;
   engine_cfg.demo_geocoding = geocoding_demo;
@@ -142,7 +161,6 @@ int main(int argc, char** argv) {
       std::error_code ec;
       return std::filesystem::is_directory(dir, ec);
     });
-  engine_cfg.station_toilets.tps = cfg.station_toilets_tps;
   engine_cfg.station_toilets.tool.timeout_ms = cfg.tool_timeout_ms;
   if (station_dir.empty()) {
     spdlog::warn("demo mode: stationToilets answers from a small built-in "
@@ -177,6 +195,7 @@ int main(int argc, char** argv) {
   endpoint_opts.allowed_hosts = cfg.allowed_hosts;
   endpoint_opts.max_body_bytes = cfg.max_body_bytes;
   endpoint_opts.tool_timeout_ms = cfg.tool_timeout_ms;
+  endpoint_opts.tool_timeouts_ms = cfg.tool_timeouts_ms;
   mcp::endpoint endpoint{endpoint_opts, catalog};
 
   http_server_options server_opts;

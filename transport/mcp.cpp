@@ -428,7 +428,11 @@ http_reply endpoint::call_tool(const std::string& session_id,
   context.correlation_id = make_uuid_v4();
   context.principal = session_id;
   context.received_ms = now_ms();
-  context.deadline_ms = context.received_ms + options_.tool_timeout_ms;
+  auto timeout = options_.tool_timeout_ms;
+  if (auto t = options_.tool_timeouts_ms.find(name);
+      t != options_.tool_timeouts_ms.end())
+    timeout = t->second;
+  context.deadline_ms = context.received_ms + timeout;
   auto cancel = std::make_shared<cancellation>();
   auto key = json::serialize(id);
   {

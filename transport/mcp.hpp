@@ -5,6 +5,7 @@
 // moves bytes; tests call handle() without sockets.
 
 #include <chrono>
+#include <map>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -53,8 +54,9 @@ struct endpoint_options {
   std::size_t tools_page_size = 50;
   std::size_t max_sessions = 10000;
   std::chrono::seconds session_idle_timeout{3600};
-  /// Upper bound of one tool call.
+  /// Upper bound of one tool call, and per-tool overrides by tool name.
   int32_t tool_timeout_ms = 10000;
+  std::map<std::string, int32_t> tool_timeouts_ms{{"plan_trip", 8000}};
   std::string server_name = "transitd";
   std::string server_version = "0.1.0";
 };

@@ -1,4 +1,4 @@
-// STATION_TOILETS: matching, errors and its rate limit.
+// STATION_TOILETS: matching and errors (its TPS limit: tool_router.cpp).
 
 #include "actors/station_toilets.hpp"
 
@@ -35,11 +35,10 @@ struct toilets_fixture {
     return out;
   }
 
-  station_toilets_actor spawn(dataset_reader reader, double tps = 100) {
+  station_toilets_actor spawn(dataset_reader reader) {
     station_toilets_options options;
     options.reader = std::move(reader);
     options.source = "test";
-    options.tps = tps;
     return spawn_station_toilets(*sys, options);
   }
 };
@@ -83,35 +82,4 @@ TEST_CASE_METHOD(toilets_fixture, "stationToilets without data answers "
   CHECK(f.code == ec::data_not_available);
   CHECK_THAT(f.message, Catch::Contains("Stations.csv"));
   caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
-}
-
-TEST_CASE_METHOD(toilets_fixture, "stationToilets has its own TPS limit",
-                 "[station_toilets][actor][rate_limit]") {
-  auto actor = spawn(demo_station_data_reader(), 1);
-  REQUIRE(ask(actor, "Abbey Wood"));
-  auto limited = ask(actor, "Abbey Wood");
-  REQUIRE_FALSE(limited);
-  auto f = to_failure(limited.error());
-  CHECK(f.code == ec::rate_limited);
-  CHECK(f.retry_after >= 1);
-  caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
-}
-
-TEST_CASE("the token bucket: burst, refill, retry-after",
-          "[rate_limit]") {
-  token_bucket bucket{2, 2};
-  int32_t retry = 0;
-  CHECK(bucket.try_take(1000, retry));
-  CHECK(bucket.try_take(1000, retry));
-  CHECK_FALSE(bucket.try_take(1000, retry));
-  CHECK(retry == 1);
-  CHECK(bucket.try_take(1500, retry)); // 0.5 s at 2/s: one token back
-  CHECK_FALSE(bucket.try_take(1500, retry));
-  CHECK(bucket.try_take(3000, retry));
-  CHECK(bucket.try_take(3000, retry)); // refilled to the burst, no more
-  CHECK_FALSE(bucket.try_take(3000, retry));
-  token_bucket slow{0.1, 1};
-  CHECK(slow.try_take(1, retry));
-  CHECK_FALSE(slow.try_take(1, retry));
-  CHECK(retry == 10);
 }

@@ -4,6 +4,7 @@
 #include <caf/typed_event_based_actor.hpp>
 #include <catch2/catch.hpp>
 
+#include "actors/rate_limiter.hpp"
 #include "support/deterministic.hpp"
 
 using namespace transitd;
@@ -94,15 +95,40 @@ variable_store_actor::behavior_type empty_store() {
   };
 }
 
+tool_router_targets targets(caf::actor_system& sys,
+                            std::vector<rate_limit> limits = {}) {
+  tool_router_targets t;
+  t.departures_board = sys.spawn(echo_board);
+  t.stop_finder = sys.spawn(echo_finder);
+  t.address_geocoder = sys.spawn(echo_geocoder);
+  t.trip_planner = sys.spawn(echo_planner);
+  t.station_toilets = sys.spawn(echo_toilets);
+  t.london_journeys = sys.spawn(echo_journeys);
+  t.variable_store = sys.spawn(empty_store);
+  for (const auto& l : limits)
+    t.limited_tools.push_back(l.key.substr(5)); // "tool:" prefix
+  t.limiter = sys.spawn(rate_limiter, std::move(limits));
+  return t;
+}
+
+/// A cancel listener that records what it was told.
+struct cancel_log_state {
+  std::vector<std::string> ids;
+};
+cancel_listener_actor::behavior_type
+cancel_log(cancel_listener_actor::stateful_pointer<cancel_log_state> self,
+           std::shared_ptr<std::vector<std::string>> out) {
+  return {
+    [out](const cancel_call& c) { out->push_back(c.correlation_id); },
+  };
+}
+
 } // namespace
 
 TEST_CASE_METHOD(test::deterministic_fixture,
                  "the router sends variable calls to the store, stamped",
                  "[tool_router][actor]") {
-  auto router = sys.spawn(tool_router, sys.spawn(echo_board),
-                          sys.spawn(echo_finder), sys.spawn(echo_geocoder),
-                          sys.spawn(echo_planner), sys.spawn(echo_toilets),
-                          sys.spawn(echo_journeys), sys.spawn(empty_store));
+  auto router = sys.spawn(tool_router, targets(sys));
   self->send(router, get_variables_request{});
   sched.run();
   self->receive([&](get_variables_reply& reply) {
@@ -118,10 +144,7 @@ TEST_CASE_METHOD(test::deterministic_fixture,
 TEST_CASE_METHOD(test::deterministic_fixture,
                  "the router stamps calls that arrive without an id",
                  "[tool_router][actor]") {
-  auto router = sys.spawn(tool_router, sys.spawn(echo_board),
-                          sys.spawn(echo_finder), sys.spawn(echo_geocoder),
-                          sys.spawn(echo_planner), sys.spawn(echo_toilets),
-                          sys.spawn(echo_journeys), sys.spawn(empty_store));
+  auto router = sys.spawn(tool_router, targets(sys));
   get_departures_request r;
   r.stop = {stop_ref::kind::id, "HSL:1"};
   self->send(router, r);
@@ -136,10 +159,7 @@ TEST_CASE_METHOD(test::deterministic_fixture,
 TEST_CASE_METHOD(test::deterministic_fixture,
                  "the router keeps an id the caller chose",
                  "[tool_router][actor]") {
-  auto router = sys.spawn(tool_router, sys.spawn(echo_board),
-                          sys.spawn(echo_finder), sys.spawn(echo_geocoder),
-                          sys.spawn(echo_planner), sys.spawn(echo_toilets),
-                          sys.spawn(echo_journeys), sys.spawn(empty_store));
+  auto router = sys.spawn(tool_router, targets(sys));
   get_departures_request r;
   r.context.correlation_id = "mine";
   r.context.received_ms = 42;
@@ -153,11 +173,101 @@ TEST_CASE_METHOD(test::deterministic_fixture,
 
 TEST_CASE("stamp fills only what is missing", "[tool_router]") {
   call_context ctx;
-  stamp(ctx);
+  stamp(ctx, 8000);
   CHECK(ctx.correlation_id.size() == 36);
   CHECK(ctx.received_ms > 0);
+  CHECK(ctx.deadline_ms == ctx.received_ms + 8000);
   auto before = ctx;
-  stamp(ctx);
+  stamp(ctx, 1);
   CHECK(ctx.correlation_id == before.correlation_id);
   CHECK(ctx.received_ms == before.received_ms);
+  CHECK(ctx.deadline_ms == before.deadline_ms);
+}
+
+TEST_CASE_METHOD(test::deterministic_fixture,
+                 "the router gives a call without a deadline its tool's",
+                 "[tool_router][actor][deadline]") {
+  auto t = targets(sys);
+  t.default_timeout_ms = 10000;
+  t.timeouts_ms = {{"plan_trip", 8000}};
+  // Echo the deadline through a planner that reports it.
+  t.trip_planner = sys.spawn([]() -> trip_planner_actor::behavior_type {
+    return {[](const plan_trip_request& r) {
+      plan_trip_reply reply;
+      reply.correlation_id = std::to_string(r.context.deadline_ms
+                                            - r.context.received_ms);
+      return reply;
+    }};
+  });
+  t.departures_board = sys.spawn([]() -> departures_board_actor::behavior_type {
+    return {[](const get_departures_request& r) {
+      get_departures_reply reply;
+      reply.correlation_id = std::to_string(r.context.deadline_ms
+                                            - r.context.received_ms);
+      return reply;
+    }};
+  });
+  auto router = sys.spawn(tool_router, t);
+  self->send(router, plan_trip_request{});
+  sched.run();
+  self->receive([](plan_trip_reply& r) { CHECK(r.correlation_id == "8000"); });
+  self->send(router, get_departures_request{});
+  sched.run();
+  self->receive(
+    [](get_departures_reply& r) { CHECK(r.correlation_id == "10000"); });
+}
+
+TEST_CASE_METHOD(test::deterministic_fixture,
+                 "inbound limits: per tool, isolated, refilled over time",
+                 "[tool_router][actor][rate_limit]") {
+  auto router = sys.spawn(tool_router,
+                          targets(sys, {{"tool:planJourney", 2, 2},
+                                        {"tool:stationToilets", 1, 1}}));
+  auto journey = [&] {
+    self->send(router, journey_plan_request{});
+    sched.run();
+    std::optional<failure> refused;
+    self->receive([](journey_plan_reply&) {},
+                  [&](caf::error& e) { refused = to_failure(e); });
+    return refused;
+  };
+  auto toilets = [&] {
+    self->send(router, station_toilets_request{});
+    sched.run();
+    std::optional<failure> refused;
+    self->receive([](station_toilets_reply&) {},
+                  [&](caf::error& e) { refused = to_failure(e); });
+    return refused;
+  };
+  CHECK_FALSE(journey());
+  CHECK_FALSE(journey());
+  auto third = journey();
+  REQUIRE(third);
+  CHECK(third->code == ec::rate_limited);
+  CHECK(third->retry_after == 1);
+  // planJourney's exhaustion leaves stationToilets alone, and unlimited
+  // tools never ask.
+  CHECK_FALSE(toilets());
+  CHECK(toilets());
+  self->send(router, find_stops_request{});
+  sched.run();
+  self->receive([](find_stops_reply&) {}, [](caf::error&) { FAIL(); });
+  // Half a second at 2/s refills one planJourney token.
+  sched.advance_time(std::chrono::milliseconds{500});
+  CHECK_FALSE(journey());
+  CHECK(journey());
+}
+
+TEST_CASE_METHOD(test::deterministic_fixture,
+                 "the router tells every cancel listener about a cancellation",
+                 "[tool_router][actor][cancel]") {
+  auto t = targets(sys);
+  auto a = std::make_shared<std::vector<std::string>>();
+  auto b = std::make_shared<std::vector<std::string>>();
+  t.cancel_listeners = {sys.spawn(cancel_log, a), sys.spawn(cancel_log, b)};
+  auto router = sys.spawn(tool_router, t);
+  self->send(router, cancel_call{"c-1"});
+  sched.run();
+  CHECK(*a == std::vector<std::string>{"c-1"});
+  CHECK(*b == std::vector<std::string>{"c-1"});
 }

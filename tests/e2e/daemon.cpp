@@ -98,12 +98,6 @@ TEST_CASE("e2e: upstream faults map to the contract's error codes",
   faults.fault = "malformed";
   daemon.mock().set_faults(faults);
   CHECK(call().at("code").as_string() == "upstream-error");
-  faults.fault = "http429";
-  faults.retry_after = 5;
-  daemon.mock().set_faults(faults);
-  auto limited = call();
-  CHECK(limited.at("code").as_string() == "rate-limited");
-  CHECK(limited.at("retryAfter").as_int64() == 5);
   faults.fault = "hang";
   faults.hang_ms = 5000;
   daemon.mock().set_faults(faults);
@@ -111,6 +105,15 @@ TEST_CASE("e2e: upstream faults map to the contract's error codes",
   // Healthy again: the next good call is answered correctly.
   daemon.mock().set_faults(mock::fault_settings{});
   test::structured(client.call_tool("get_departures", departures_args()));
+  // Last, because a 429's Retry-After holds the upstream back for its
+  // duration: a Retry-After beyond the deadline is answered at once.
+  faults.fault = "http429";
+  faults.error_rate = 1;
+  faults.retry_after = 5;
+  daemon.mock().set_faults(faults);
+  auto limited = call();
+  CHECK(limited.at("code").as_string() == "rate-limited");
+  CHECK(limited.at("retryAfter").as_int64() == 5);
 }
 
 TEST_CASE("e2e: a refused connection is network-error",
@@ -476,11 +479,13 @@ TEST_CASE("e2e: every Helsinki tool maps upstream faults to its codes",
     const char* fault;
     const char* code;
   };
+  // http429 last: its Retry-After holds the upstream back (no further
+  // request goes out until then).
   for (auto [fault, code] : {fault_case{"http503", "upstream-error"},
                              fault_case{"malformed", "upstream-error"},
                              fault_case{"truncated", "upstream-error"},
-                             fault_case{"http429", "rate-limited"},
-                             fault_case{"hang", "upstream-timeout"}}) {
+                             fault_case{"hang", "upstream-timeout"},
+                             fault_case{"http429", "rate-limited"}}) {
     mock::fault_settings faults;
     faults.fault = fault;
     faults.error_rate = 1;
@@ -495,10 +500,15 @@ TEST_CASE("e2e: every Helsinki tool maps upstream faults to its codes",
         CHECK(error.at("retryAfter").as_int64() == 30);
     }
   }
-  // And healthy again afterwards.
+  // The held-back upstream answers rate-limited without a request, with the
+  // time left of its Retry-After.
+  auto before = daemon.mock().stats().requests;
   daemon.mock().set_faults(mock::fault_settings{});
-  for (const auto& [tool, args] : calls)
-    test::structured(client.call_tool(tool, args));
+  auto held = test::tool_error(client.call_tool("get_departures",
+                                                departures_args()));
+  CHECK(held.at("code").as_string() == "rate-limited");
+  CHECK(held.at("retryAfter").as_int64() >= 25);
+  CHECK(daemon.mock().stats().requests == before);
 }
 
 TEST_CASE("e2e: every Helsinki tool reports a refused upstream as "

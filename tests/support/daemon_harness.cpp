@@ -23,7 +23,18 @@ daemon_harness::daemon_harness(harness_options options) {
   engine_cfg.digitransit_routing.api_key = "test-key";
   engine_cfg.digitransit_routing.timeout_ms = options.upstream_timeout_ms;
   engine_cfg.tool_timeout_ms = options.tool_timeout_ms;
-  engine_cfg.http_workers_per_upstream = 4;
+  engine_cfg.http_workers_per_upstream = options.http_workers;
+  engine_cfg.tool_timeouts_ms.clear();
+  engine_cfg.upstream.retry.max_attempts = options.max_attempts;
+  engine_cfg.upstream.breaker_failures = options.breaker_failures;
+  engine_cfg.upstream.breaker_cooldown_ms = options.breaker_cooldown_ms;
+  if (options.routing_tps > 0)
+    engine_cfg.upstream_tps["digitransit-routing"] = options.routing_tps;
+  if (!options.cache) {
+    engine_cfg.cache.departures_ttl_ms = 0;
+    engine_cfg.cache.stops_ttl_ms = 0;
+    engine_cfg.cache.geocoding_ttl_ms = 0;
+  }
   engine_cfg.digitransit_geocoding.url = mock_.geocoding_url();
   engine_cfg.digitransit_geocoding.api_key = "test-key";
   engine_cfg.digitransit_geocoding.timeout_ms = options.upstream_timeout_ms;
@@ -31,8 +42,8 @@ daemon_harness::daemon_harness(harness_options options) {
   engine_cfg.tfl.url = options.tfl_url.value_or(mock_.base_url());
   engine_cfg.tfl.api_key = options.tfl_key;
   engine_cfg.tfl.timeout_ms = options.upstream_timeout_ms;
-  engine_cfg.plan_journey_tps = options.plan_journey_tps;
-  engine_cfg.station_toilets.tps = options.station_toilets_tps;
+  engine_cfg.tool_tps = {{"planJourney", options.plan_journey_tps},
+                         {"stationToilets", options.station_toilets_tps}};
   if (!options.station_data.empty()) {
     engine_cfg.station_toilets.reader = directory_reader(options.station_data);
     engine_cfg.station_toilets.source = options.station_data;
@@ -45,6 +56,7 @@ daemon_harness::daemon_harness(harness_options options) {
     mcp::make_tool_catalog(*gateway_));
   mcp::endpoint_options endpoint_opts;
   endpoint_opts.tool_timeout_ms = options.tool_timeout_ms;
+  endpoint_opts.tool_timeouts_ms.clear();
   endpoint_ = std::make_unique<mcp::endpoint>(endpoint_opts, *catalog_);
   http_server_options server_opts;
   server_opts.port = 0;

@@ -38,6 +38,17 @@ struct harness_options {
   std::optional<std::string> tfl_url;
   std::string tfl_key = "test-tfl-key";
   double plan_journey_tps = 100;
+  /// Provider caches: off by default so that fault tests reach the mock.
+  bool cache = false;
+  /// Upstream gates: attempts per call and the breaker (practically off by
+  /// default, so that fault tests see each fault's own code).
+  int32_t max_attempts = 3;
+  int32_t breaker_failures = 1000;
+  int64_t breaker_cooldown_ms = 10000;
+  /// Outbound requests per second of the routing upstream (0 = unlimited).
+  double routing_tps = 0;
+  /// HTTP workers per upstream.
+  std::size_t http_workers = 4;
 };
 
 class daemon_harness {
@@ -54,12 +65,18 @@ public:
   mcp::endpoint& endpoint() {
     return *endpoint_;
   }
+  transitd::engine& engine() {
+    return engine_;
+  }
+  caf::actor_system& system() {
+    return *system_;
+  }
 
 private:
   mock::mock_upstream mock_;
   std::unique_ptr<caf::actor_system_config> cfg_;
   std::unique_ptr<caf::actor_system> system_;
-  engine engine_;
+  transitd::engine engine_;
   std::unique_ptr<gateway> gateway_;
   std::unique_ptr<mcp::tool_catalog> catalog_;
   std::unique_ptr<mcp::endpoint> endpoint_;

@@ -169,7 +169,7 @@ TEST_CASE("station data: flag, ~/Downloads default, or the demo set",
   CHECK(station_data_directory(cfg, env, absent) == "/data/tfl");
   auto tps = inputs{}.parse({"--station-toilets-tps", "3"});
   REQUIRE(tps);
-  CHECK(tps->config.station_toilets_tps == Approx(3));
+  CHECK(tps->config.tool_tps.at("stationToilets") == Approx(3));
 }
 
 TEST_CASE("TfL runs on the demo upstream without key and URL (D18)",
@@ -183,5 +183,5 @@ TEST_CASE("TfL runs on the demo upstream without key and URL (D18)",
   CHECK_FALSE(tfl_uses_demo(url_only));
   auto tps = inputs{}.parse({"--plan-journey-tps", "7"});
   REQUIRE(tps);
-  CHECK(tps->config.plan_journey_tps == Approx(7));
+  CHECK(tps->config.tool_tps.at("planJourney") == Approx(7));
 }

@@ -1,0 +1,96 @@
+#pragma once
+// RATE_LIMITER: token buckets by key, on an explicit clock. Inbound, one key
+// per tool ("tool:planJourney"); outbound, one per upstream
+// ("upstream:digitransit-routing"), so that no number of agents can push the
+// daemon past an API key's quota. An upstream's 429 Retry-After holds its
+// key back until then.
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <caf/fwd.hpp>
+
+#include "actors/interfaces.hpp"
+
+namespace transitd {
+
+/// A token bucket in milliseconds: `rate` tokens per second, at most
+/// `burst` held; starts full.
+class token_bucket {
+public:
+  explicit token_bucket(double rate = 10, double burst = 10);
+
+  /// Takes one token at `now_ms`. Returns 0 when taken, else the
+  /// milliseconds until one is back (at least 1).
+  int64_t try_take(int64_t now_ms);
+
+private:
+  void refill(int64_t now_ms);
+
+  double rate_;
+  double burst_;
+  double tokens_;
+  bool started_ = false;
+  int64_t last_ms_ = 0;
+};
+
+/// One configured limit. `rate <= 0` means unlimited.
+struct rate_limit {
+  std::string key;
+  double rate = 0;
+  /// Tokens held at most; 0 = the rate (one second's worth, at least 1).
+  double burst = 0;
+};
+
+/// The limiter's pure state: buckets and hold-offs by key.
+class rate_limits {
+public:
+  explicit rate_limits(const std::vector<rate_limit>& limits = {});
+
+  /// One permit for `key` at `now_ms`. Keys without a limit are granted
+  /// unless held off.
+  permit acquire(const std::string& key, int64_t now_ms);
+
+  /// Refuses `key` until `until_ms` (extends, never shortens).
+  void hold(const std::string& key, int64_t until_ms);
+
+  /// Whether `key` has a configured limit.
+  bool limited(const std::string& key) const;
+
+  /// "<key>.granted", "<key>.refused" for every key seen.
+  counters snapshot() const;
+
+private:
+  struct entry {
+    bool has_bucket = false;
+    token_bucket bucket;
+    int64_t hold_until_ms = 0;
+    int64_t granted = 0;
+    int64_t refused = 0;
+  };
+  std::unordered_map<std::string, entry> entries_;
+};
+
+struct rate_limiter_state {
+  static inline const char* name = "rate_limiter";
+  rate_limits limits;
+};
+
+/// RATE_LIMITER's behavior; time comes from the actor clock, so tests on
+/// the deterministic scheduler drive it with virtual time.
+rate_limiter_actor::behavior_type
+rate_limiter(rate_limiter_actor::stateful_pointer<rate_limiter_state> self,
+             std::vector<rate_limit> limits);
+
+/// Milliseconds of the actor's clock (steady; virtual under test).
+int64_t clock_ms(caf::local_actor* self);
+
+/// The key of a tool's inbound bucket, e.g. "tool:plan_trip".
+std::string tool_key(const std::string& tool);
+/// The key of an upstream's outbound bucket, e.g.
+/// "upstream:digitransit-routing".
+std::string upstream_key(const std::string& upstream);
+
+} // namespace transitd

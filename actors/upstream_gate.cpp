@@ -1,0 +1,368 @@
+#include "actors/upstream_gate.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include <caf/actor_system.hpp>
+#include <caf/exit_reason.hpp>
+#include <caf/send.hpp>
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/rate_limiter.hpp"
+#include "messages/time.hpp"
+#include "providers/upstream_http.hpp"
+
+namespace transitd {
+
+namespace {
+
+using gate_pointer = upstream_gate_actor::stateful_pointer<upstream_gate_state>;
+using call_entry = upstream_gate_state::call_entry;
+
+void admit(gate_pointer self, uint64_t id);
+void pump(gate_pointer self);
+
+/// Milliseconds left of the call's deadline (wall clock, as set by the
+/// transport), or a large value when it has none.
+int64_t left_ms(const http_call& call) {
+  if (call.context.deadline_ms == 0)
+    return int64_t{1} << 40;
+  return call.context.deadline_ms - now_ms();
+}
+
+int32_t attempt_cap(const upstream_gate_state& st, const http_call& call) {
+  auto cap = st.options.retry.max_attempts;
+  if (call.max_attempts > 0)
+    cap = std::min(cap, call.max_attempts);
+  return std::max<int32_t>(1, cap);
+}
+
+void finish(gate_pointer self, uint64_t id, caf::error err) {
+  auto it = self->state.calls.find(id);
+  if (it == self->state.calls.end())
+    return;
+  it->second.rp.deliver(std::move(err));
+  self->state.calls.erase(it);
+}
+
+void finish(gate_pointer self, uint64_t id, http_response response) {
+  auto it = self->state.calls.find(id);
+  if (it == self->state.calls.end())
+    return;
+  it->second.rp.deliver(std::move(response));
+  self->state.calls.erase(it);
+}
+
+void resume_after(gate_pointer self, uint64_t id, int64_t delay_ms) {
+  self->delayed_send(caf::actor_cast<upstream_gate_actor>(self),
+                     std::chrono::milliseconds{std::max<int64_t>(0, delay_ms)},
+                     gate_resume{id});
+}
+
+/// Schedules another attempt after a backoff when the policy and the
+/// deadline allow; returns false when the call must end now.
+bool schedule_retry(gate_pointer self, uint64_t id, call_entry& entry) {
+  auto& st = self->state;
+  if (entry.cancelled || entry.attempts >= attempt_cap(st, entry.call))
+    return false;
+  std::uniform_real_distribution<double> unit{0.0, 1.0};
+  auto wait = backoff_ms(st.options.retry, entry.attempts, unit(st.random));
+  if (wait + st.options.retry.min_attempt_ms > left_ms(entry.call))
+    return false;
+  ++st.retries;
+  spdlog::info("[{}] {}: retry {} in {} ms", entry.call.context.correlation_id,
+               st.options.name, entry.attempts, wait);
+  resume_after(self, id, wait);
+  return true;
+}
+
+void on_response(gate_pointer self, uint64_t id, http_response response) {
+  auto& st = self->state;
+  auto it = st.calls.find(id);
+  if (it == st.calls.end())
+    return;
+  auto& entry = it->second;
+  if (entry.cancelled) {
+    st.breaker.on_abandoned();
+    finish(self, id, make_error(ec::cancelled, "the call was cancelled"));
+    return;
+  }
+  response.attempts = entry.attempts;
+  switch (classify_status(response.status)) {
+    case attempt_class::throttled: {
+      // 429: the upstream is alive but wants a pause; every call to it
+      // waits until its Retry-After.
+      st.breaker.on_success();
+      ++st.throttled;
+      auto wait_s = parse_retry_after(response.retry_after,
+                                      response.received_ms, 1);
+      self->send(st.limiter,
+                 hold_off{upstream_key(st.options.name), wait_s * 1000});
+      if (entry.attempts < attempt_cap(st, entry.call)
+          && wait_s * 1000 + st.options.retry.min_attempt_ms
+               <= left_ms(entry.call)) {
+        ++st.retries;
+        spdlog::info("[{}] {}: 429, retry after {} s",
+                     entry.call.context.correlation_id, st.options.name,
+                     wait_s);
+        resume_after(self, id, wait_s * 1000);
+        return;
+      }
+      finish(self, id, std::move(response));
+      return;
+    }
+    case attempt_class::failed:
+      st.breaker.on_failure(clock_ms(self));
+      ++st.failures;
+      if (schedule_retry(self, id, entry))
+        return;
+      finish(self, id, std::move(response));
+      return;
+    default:
+      st.breaker.on_success();
+      finish(self, id, std::move(response));
+  }
+}
+
+void on_failure(gate_pointer self, uint64_t id, const caf::error& err) {
+  auto& st = self->state;
+  auto it = st.calls.find(id);
+  if (it == st.calls.end())
+    return;
+  auto& entry = it->second;
+  if (entry.cancelled) {
+    st.breaker.on_abandoned();
+    finish(self, id, make_error(ec::cancelled, "the call was cancelled"));
+    return;
+  }
+  auto f = to_failure(err);
+  if (classify_failure(f.code) != attempt_class::failed) {
+    st.breaker.on_abandoned();
+    finish(self, id, err);
+    return;
+  }
+  st.breaker.on_failure(clock_ms(self));
+  ++st.failures;
+  if (schedule_retry(self, id, entry))
+    return;
+  finish(self, id, err);
+}
+
+void send_attempt(gate_pointer self, uint64_t id, std::size_t worker) {
+  auto& st = self->state;
+  auto& entry = st.calls.at(id);
+  st.busy[worker] = true;
+  entry.worker = static_cast<int32_t>(worker);
+  ++entry.attempts;
+  ++st.total_attempts;
+  auto call = entry.call;
+  call.timeout_ms = static_cast<int32_t>(std::clamp<int64_t>(
+    left_ms(entry.call), 1, entry.call.timeout_ms));
+  auto started = clock_ms(self);
+  // The worker enforces the HTTP timeouts; this guard only covers a lost
+  // worker.
+  auto guard = std::chrono::milliseconds{call.timeout_ms + 2000};
+  self->request(st.workers[worker].actor, guard, std::move(call))
+    .then(
+      [self, id, worker, started](http_response& response) {
+        auto& st = self->state;
+        st.busy[worker] = false;
+        st.attempt_ms_total += clock_ms(self) - started;
+        if (auto it = st.calls.find(id); it != st.calls.end())
+          it->second.worker = -1;
+        on_response(self, id, std::move(response));
+        pump(self);
+      },
+      [self, id, worker, started](caf::error& err) {
+        auto& st = self->state;
+        st.busy[worker] = false;
+        st.attempt_ms_total += clock_ms(self) - started;
+        if (auto it = st.calls.find(id); it != st.calls.end())
+          it->second.worker = -1;
+        on_failure(self, id, err);
+        pump(self);
+      });
+}
+
+/// Sends queued calls to idle workers, oldest first.
+void pump(gate_pointer self) {
+  auto& st = self->state;
+  while (!st.queue.empty()) {
+    auto idle = std::find(st.busy.begin(), st.busy.end(), false);
+    if (idle == st.busy.end())
+      return;
+    auto id = st.queue.front();
+    st.queue.pop_front();
+    auto it = st.calls.find(id);
+    if (it == st.calls.end())
+      continue; // cancelled while queued
+    if (left_ms(it->second.call) <= 0) {
+      finish(self, id, make_error(ec::upstream_timeout,
+                                  "no " + st.options.name
+                                    + " connection became free before the "
+                                      "deadline",
+                                  "retry later"));
+      continue;
+    }
+    if (!st.breaker.allow(clock_ms(self))) {
+      ++st.rejected_open;
+      auto wait_s = (st.breaker.retry_in_ms(clock_ms(self)) + 999) / 1000;
+      finish(self, id, make_error(ec::upstream_error,
+                                  "upstream " + st.options.name
+                                    + " is failing; calls fail fast until it "
+                                      "recovers",
+                                  "retry in about "
+                                    + std::to_string(std::max<int64_t>(1,
+                                                                       wait_s))
+                                    + " s"));
+      continue;
+    }
+    send_attempt(self, id, static_cast<std::size_t>(idle - st.busy.begin()));
+  }
+}
+
+/// Takes an outbound permit, then queues the call for a worker.
+void admit(gate_pointer self, uint64_t id) {
+  auto& st = self->state;
+  auto it = st.calls.find(id);
+  if (it == st.calls.end())
+    return;
+  self
+    ->request(st.limiter, std::chrono::seconds{5},
+              acquire_permit{upstream_key(st.options.name)})
+    .then(
+      [self, id](permit p) {
+        auto& st = self->state;
+        auto it = st.calls.find(id);
+        if (it == st.calls.end())
+          return;
+        auto& entry = it->second;
+        if (!p.granted) {
+          if (p.retry_after_ms + st.options.retry.min_attempt_ms
+              <= left_ms(entry.call)) {
+            resume_after(self, id, p.retry_after_ms);
+            return;
+          }
+          ++st.rejected_limited;
+          auto seconds = static_cast<int32_t>(
+            std::max<int64_t>(1, (p.retry_after_ms + 999) / 1000));
+          finish(self, id,
+                 make_error(ec::rate_limited,
+                            "upstream " + st.options.name
+                              + " is rate limited; no request could be sent "
+                                "before the deadline",
+                            "wait retryAfter seconds", seconds));
+          return;
+        }
+        if (st.queue.size() >= st.options.max_queue) {
+          ++st.rejected_limited;
+          finish(self, id,
+                 make_error(ec::rate_limited,
+                            "too many calls waiting for upstream "
+                              + st.options.name,
+                            "wait retryAfter seconds", 1));
+          return;
+        }
+        st.queue.push_back(id);
+        pump(self);
+      },
+      [self, id](caf::error& err) { finish(self, id, std::move(err)); });
+}
+
+} // namespace
+
+upstream_gate_actor::behavior_type
+upstream_gate(upstream_gate_actor::stateful_pointer<upstream_gate_state> self,
+              upstream_gate_options options, rate_limiter_actor limiter,
+              std::vector<http_worker> workers) {
+  auto& st = self->state;
+  st.breaker = circuit_breaker{options.breaker_failures,
+                               options.breaker_cooldown_ms};
+  st.options = std::move(options);
+  st.limiter = std::move(limiter);
+  st.workers = std::move(workers);
+  st.busy.assign(st.workers.size(), false);
+  std::vector<http_client_actor> owned;
+  for (const auto& w : st.workers)
+    owned.push_back(w.actor);
+  self->attach_functor([owned](const caf::error&) {
+    for (const auto& w : owned)
+      caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
+  });
+  return {
+    [self](http_call& call) -> caf::result<http_response> {
+      auto& st = self->state;
+      if (st.workers.empty())
+        return make_error(ec::internal_error,
+                          "upstream " + st.options.name + " has no workers");
+      auto id = ++st.next_id;
+      ++st.total_calls;
+      auto rp = self->make_response_promise<http_response>();
+      st.calls.emplace(id, call_entry{std::move(call), rp});
+      admit(self, id);
+      return rp;
+    },
+    [self](const cancel_call& request) {
+      auto& st = self->state;
+      std::vector<uint64_t> waiting;
+      for (auto& [id, entry] : st.calls) {
+        if (entry.call.context.correlation_id != request.correlation_id
+            || entry.cancelled)
+          continue;
+        entry.cancelled = true;
+        ++st.cancelled;
+        if (entry.worker >= 0)
+          st.workers[static_cast<std::size_t>(entry.worker)].abort->abort();
+        else
+          waiting.push_back(id);
+      }
+      for (auto id : waiting)
+        finish(self, id, make_error(ec::cancelled, "the call was cancelled"));
+    },
+    [self](const gate_resume& resume) {
+      auto& st = self->state;
+      auto it = st.calls.find(resume.id);
+      if (it == st.calls.end())
+        return;
+      admit(self, resume.id);
+    },
+    [self](get_counters) {
+      auto& st = self->state;
+      auto now = clock_ms(self);
+      counters c;
+      const auto& n = st.options.name;
+      c.add(n + ".calls", st.total_calls);
+      c.add(n + ".attempts", st.total_attempts);
+      c.add(n + ".retries", st.retries);
+      c.add(n + ".failures", st.failures);
+      c.add(n + ".throttled", st.throttled);
+      c.add(n + ".rejected_breaker_open", st.rejected_open);
+      c.add(n + ".rejected_rate_limited", st.rejected_limited);
+      c.add(n + ".cancelled", st.cancelled);
+      c.add(n + ".attempt_ms_total", st.attempt_ms_total);
+      c.add(n + ".breaker_opened", st.breaker.times_opened());
+      c.add(n + ".breaker_open",
+            st.breaker.current(now) == circuit_breaker::state::closed ? 0 : 1);
+      c.add(n + ".in_flight",
+            std::count(st.busy.begin(), st.busy.end(), true));
+      c.add(n + ".queued", static_cast<int64_t>(st.queue.size()));
+      return c;
+    },
+  };
+}
+
+upstream_gate_actor spawn_upstream_gate(caf::actor_system& system,
+                                        upstream_gate_options options,
+                                        rate_limiter_actor limiter,
+                                        std::size_t workers) {
+  std::vector<http_worker> pool;
+  pool.reserve(std::max<std::size_t>(1, workers));
+  for (std::size_t i = 0; i < std::max<std::size_t>(1, workers); ++i)
+    pool.push_back(spawn_http_client(system));
+  return system.spawn(upstream_gate, std::move(options), std::move(limiter),
+                      std::move(pool));
+}
+
+} // namespace transitd

@@ -1,0 +1,96 @@
+#pragma once
+// Messages of the resilience actors: rate-limit permits, upstream hold-offs,
+// call cancellation and the counters that operators read.
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "messages/inspect_std.hpp"
+
+namespace transitd {
+
+/// Asks RATE_LIMITER for one token of the bucket `key` ("tool:plan_trip",
+/// "upstream:digitransit-routing").
+struct acquire_permit {
+  std::string key;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, acquire_permit& x) {
+  return f(x.key);
+}
+
+/// RATE_LIMITER's answer: granted, or refused with the wait until a token
+/// (or the end of a hold-off) is due.
+struct permit {
+  bool granted = true;
+  /// Milliseconds until a retry can succeed (refusals only, at least 1).
+  int64_t retry_after_ms = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, permit& x) {
+  return f(x.granted, x.retry_after_ms);
+}
+
+/// Holds every permit of `key` back for `duration_ms` (an upstream's 429
+/// Retry-After).
+struct hold_off {
+  std::string key;
+  int64_t duration_ms = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, hold_off& x) {
+  return f(x.key, x.duration_ms);
+}
+
+/// Stops the work started for one call (notifications/cancelled, a client
+/// that went away). Calls in flight upstream are aborted; queued ones end
+/// with ec::cancelled.
+struct cancel_call {
+  std::string correlation_id;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, cancel_call& x) {
+  return f(x.correlation_id);
+}
+
+/// Internal timer of UPSTREAM_GATE: resume the call `id` (after a backoff
+/// or a hold-off).
+struct gate_resume {
+  uint64_t id = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, gate_resume& x) {
+  return f(x.id);
+}
+
+/// Asks a resilience actor for its counters.
+struct get_counters {};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, get_counters&) {
+  return f();
+}
+
+/// Named monotonic counters and gauges of one actor, e.g.
+/// {"digitransit-routing.retries", 3}. Names are stable (docs/operations.md).
+struct counters {
+  std::vector<std::pair<std::string, int64_t>> values;
+
+  void add(std::string name, int64_t value) {
+    values.emplace_back(std::move(name), value);
+  }
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, counters& x) {
+  return f(x.values);
+}
+
+} // namespace transitd
