@@ -1,0 +1,96 @@
+// RATE_LIMITER: the token bucket, keyed limits with hold-offs, and the actor
+// on virtual time.
+
+#include "actors/rate_limiter.hpp"
+
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <catch2/catch.hpp>
+
+#include "support/deterministic.hpp"
+
+using namespace transitd;
+
+TEST_CASE("the token bucket: burst, refill, wait", "[rate_limit]") {
+  token_bucket bucket{2, 2};
+  CHECK(bucket.try_take(1000) == 0);
+  CHECK(bucket.try_take(1000) == 0);
+  CHECK(bucket.try_take(1000) == 500); // one token at 2/s is 0.5 s away
+  CHECK(bucket.try_take(1500) == 0);   // ... and back after 0.5 s
+  CHECK(bucket.try_take(1500) > 0);
+  CHECK(bucket.try_take(3000) == 0);
+  CHECK(bucket.try_take(3000) == 0); // refilled to the burst, no more
+  CHECK(bucket.try_take(3000) > 0);
+  token_bucket slow{0.1, 1};
+  CHECK(slow.try_take(0) == 0); // a clock starting at 0 works too
+  CHECK(slow.try_take(0) == 10000);
+  CHECK(slow.try_take(10000) == 0);
+}
+
+TEST_CASE("rate limits: unlimited keys, isolation, hold-offs",
+          "[rate_limit]") {
+  rate_limits limits{{{"tool:a", 1, 1}, {"tool:b", 1, 1}, {"tool:c", 0, 0}}};
+  CHECK(limits.limited("tool:a"));
+  CHECK_FALSE(limits.limited("tool:c")); // rate 0: unlimited
+  CHECK_FALSE(limits.limited("tool:x"));
+  CHECK(limits.acquire("tool:a", 0).granted);
+  auto refused = limits.acquire("tool:a", 0);
+  CHECK_FALSE(refused.granted);
+  CHECK(refused.retry_after_ms == 1000);
+  CHECK(limits.acquire("tool:b", 0).granted); // a's exhaustion is a's only
+  for (int i = 0; i < 100; ++i)
+    CHECK(limits.acquire("tool:x", 0).granted);
+  // A hold-off (an upstream's Retry-After) refuses even unlimited keys and
+  // does not spend tokens.
+  limits.hold("upstream:u", 5000);
+  auto held = limits.acquire("upstream:u", 1000);
+  CHECK_FALSE(held.granted);
+  CHECK(held.retry_after_ms == 4000);
+  limits.hold("upstream:u", 2000); // never shortened
+  CHECK(limits.acquire("upstream:u", 3000).retry_after_ms == 2000);
+  CHECK(limits.acquire("upstream:u", 5000).granted);
+  limits.hold("tool:b", 3000);
+  CHECK_FALSE(limits.acquire("tool:b", 2500).granted);
+  CHECK(limits.acquire("tool:b", 3000).granted); // the token was kept
+  auto c = limits.snapshot();
+  auto value = [&](const std::string& name) {
+    for (const auto& [n, v] : c.values)
+      if (n == name)
+        return v;
+    return int64_t{-1};
+  };
+  CHECK(value("tool:a.granted") == 1);
+  CHECK(value("tool:a.refused") == 1);
+  CHECK(value("upstream:u.refused") == 2);
+}
+
+TEST_CASE_METHOD(test::deterministic_fixture,
+                 "RATE_LIMITER on virtual time: burst, refill, Retry-After",
+                 "[rate_limit][actor]") {
+  auto limiter = sys.spawn(rate_limiter,
+                           std::vector<rate_limit>{{"tool:t", 2, 2}});
+  auto ask = [&](const std::string& key) {
+    permit out;
+    self->send(limiter, acquire_permit{key});
+    sched.run();
+    self->receive([&](permit& p) { out = p; });
+    return out;
+  };
+  CHECK(ask("tool:t").granted);
+  CHECK(ask("tool:t").granted);
+  auto third = ask("tool:t");
+  CHECK_FALSE(third.granted);
+  CHECK(third.retry_after_ms == 500);
+  sched.advance_time(std::chrono::milliseconds{500});
+  CHECK(ask("tool:t").granted);
+  // An upstream's 429 with Retry-After: 3 holds the key for 3 s.
+  self->send(limiter, hold_off{"upstream:u", 3000});
+  sched.run();
+  auto held = ask("upstream:u");
+  CHECK_FALSE(held.granted);
+  CHECK(held.retry_after_ms == 3000);
+  sched.advance_time(std::chrono::milliseconds{2999});
+  CHECK_FALSE(ask("upstream:u").granted);
+  sched.advance_time(std::chrono::milliseconds{1});
+  CHECK(ask("upstream:u").granted);
+}
