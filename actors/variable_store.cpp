@@ -156,8 +156,9 @@ variable_database::variable_database(const std::string& path)
 }
 
 variable_database::~variable_database() {
-  if (impl_ && impl_->db)
-    sqlite3_close(impl_->db);
+  // Closing the last connection checkpoints the WAL into the database file.
+  if (impl_ && impl_->db && sqlite3_close(impl_->db) == SQLITE_OK)
+    spdlog::info("variable store closed");
 }
 
 outcome<bool> variable_database::save(const std::string& principal,

@@ -2,7 +2,10 @@
 // upstream when no real one is configured, spawns the engine in a CAF actor
 // system and serves MCP over HTTP until SIGINT/SIGTERM.
 
+#include <chrono>
+#include <condition_variable>
 #include <csignal>
+#include <mutex>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -215,14 +218,33 @@ int main(int argc, char** argv) {
   }
   spdlog::info("transitd listening on http://{}:{}/mcp", cfg.bind, port);
 
-  std::thread signal_waiter{[&server, signals] {
+  // Graceful shutdown: on SIGTERM/SIGINT stop accepting, let the calls in
+  // flight finish for up to shutdown-grace-ms, then cancel what is left.
+  std::mutex served_mutex;
+  std::condition_variable served_cv;
+  bool served = false;
+  auto grace = std::chrono::milliseconds{cfg.shutdown_grace_ms};
+  std::thread signal_waiter{[&, signals] {
     int received = 0;
     sigwait(&signals, &received);
-    spdlog::info("received {}, shutting down", strsignal(received));
+    spdlog::info("received {}, shutting down: no new connections, calls in "
+                 "flight get up to {} ms",
+                 strsignal(received), grace.count());
     server.stop();
+    std::unique_lock<std::mutex> lock{served_mutex};
+    if (!served_cv.wait_for(lock, grace, [&] { return served; })) {
+      spdlog::warn("grace period over: cancelling the calls still in flight");
+      endpoint.cancel_all();
+    }
   }};
   server.run();
-  // Stop order: no new calls, wake waiting HTTP threads, then the actors.
+  {
+    std::lock_guard<std::mutex> guard{served_mutex};
+    served = true;
+  }
+  served_cv.notify_all();
+  // Stop order: no new calls, wake waiting HTTP threads, then the actors;
+  // the variable store closes its database (WAL checkpoint) on exit.
   endpoint.cancel_all();
   gw.stop();
   engine.shutdown();

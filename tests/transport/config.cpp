@@ -185,3 +185,48 @@ TEST_CASE("TfL runs on the demo upstream without key and URL (D18)",
   REQUIRE(tps);
   CHECK(tps->config.tool_tps.at("planJourney") == Approx(7));
 }
+
+TEST_CASE("resilience settings: per-tool and per-upstream maps, errors name "
+          "the key",
+          "[config][reliability]") {
+  inputs in;
+  in.files["/etc/t.conf"] = "tool-tps = get_departures=200\n"
+                            "cache-departures-ttl-s = 30\n"
+                            "breaker-failures = 7\n";
+  auto r = in.parse({"--config", "/etc/t.conf", "--tool-timeouts-ms",
+                     "plan_trip=6000,find_stops=2000", "--upstream-tps",
+                     "tfl=0", "--upstream-max-attempts", "2",
+                     "--shutdown-grace-ms", "3000"});
+  REQUIRE(r);
+  const auto& c = r->config;
+  CHECK(c.tool_tps.at("get_departures") == Approx(200));
+  CHECK(c.tool_tps.at("planJourney") == Approx(5)); // defaults stay
+  CHECK(c.tool_timeouts_ms.at("plan_trip") == 6000);
+  CHECK(c.tool_timeouts_ms.at("find_stops") == 2000);
+  CHECK(c.upstream_tps.at("tfl") == Approx(0));
+  CHECK(c.upstream_tps.at("digitransit-routing") == Approx(50));
+  CHECK(c.upstream_max_attempts == 2);
+  CHECK(c.cache_departures_ttl_s == 30);
+  CHECK(c.breaker_failures == 7);
+  CHECK(c.shutdown_grace_ms == 3000);
+  // The defaults: plan_trip's contract deadline, the London TPS limits.
+  auto d = inputs{}.parse({});
+  REQUIRE(d);
+  CHECK(d->config.tool_timeouts_ms.at("plan_trip") == 8000);
+  CHECK(d->config.cache_stops_ttl_s == 3600);
+  auto unknown_tool = inputs{}.parse({"--tool-tps", "get_departure=5"});
+  REQUIRE_FALSE(unknown_tool);
+  CHECK_THAT(unknown_tool.error().message,
+             Catch::Contains("--tool-tps")
+               && Catch::Contains("unknown name \"get_departure\""));
+  auto bad_number = inputs{}.parse({"--upstream-tps", "tfl=fast"});
+  REQUIRE_FALSE(bad_number);
+  CHECK_THAT(bad_number.error().message, Catch::Contains("--upstream-tps tfl"));
+  auto no_pair = inputs{}.parse({"--tool-timeouts-ms", "plan_trip"});
+  REQUIRE_FALSE(no_pair);
+  CHECK_THAT(no_pair.error().message, Catch::Contains("name=number"));
+  auto too_many = inputs{}.parse({"--upstream-max-attempts", "50"});
+  REQUIRE_FALSE(too_many);
+  CHECK_THAT(too_many.error().message,
+             Catch::Contains("--upstream-max-attempts"));
+}

@@ -1,0 +1,367 @@
+// Resilience end to end against the mock upstream over real HTTP: request
+// coalescing, cancellation, the breaker, every injectable fault with
+// recovery, and a mixed fault run whose figures docs/reliability.md quotes.
+
+#include <atomic>
+#include <chrono>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <caf/scoped_actor.hpp>
+#include <catch2/catch.hpp>
+
+#include "actors/tool_router.hpp"
+#include "support/daemon_harness.hpp"
+
+namespace json = boost::json;
+using namespace transitd;
+using namespace std::chrono_literals;
+using test::daemon_harness;
+using test::mcp_client;
+
+namespace {
+
+json::object departures_args(const std::string& stop = "HSL:1040129") {
+  return json::object{{"stop", json::object{{"type", "id"}, {"value", stop}}},
+                      {"limit", 5}};
+}
+
+std::map<std::string, int64_t> counters_of(daemon_harness& daemon,
+                                           const counters_actor& source) {
+  caf::scoped_actor self{daemon.system()};
+  std::map<std::string, int64_t> out;
+  self->request(source, 5s, get_counters{})
+    .receive(
+      [&](counters& c) {
+        for (auto& [name, value] : c.values)
+          out[name] = value;
+      },
+      [](caf::error&) {});
+  return out;
+}
+
+/// The code of a tool result: "ok" or the error's code.
+std::string code_of(const json::object& result) {
+  if (!result.at("isError").as_bool())
+    return "ok";
+  auto text = result.at("content").as_array().at(0).at("text").as_string();
+  return std::string{
+    json::parse(text).at("error").at("code").as_string()};
+}
+
+} // namespace
+
+TEST_CASE("e2e: 1000 concurrent identical get_departures make one upstream "
+          "request",
+          "[e2e][cache][single_flight]") {
+  test::harness_options options;
+  options.cache = true;
+  daemon_harness daemon{options};
+  mock::fault_settings slow;
+  slow.latency_ms = 300; // every call arrives while the first is in flight
+  daemon.mock().set_faults(slow);
+  caf::scoped_actor self{daemon.system()};
+  for (int i = 0; i < 1000; ++i) {
+    get_departures_request r;
+    r.stop = {stop_ref::kind::id, "HSL:1040129"};
+    r.limit = 5;
+    self->send(daemon.engine().router, std::move(r));
+  }
+  std::set<std::string> ids;
+  std::set<std::string> freshness;
+  int answered = 0;
+  self->receive_for(answered, 1000)(
+    [&](get_departures_reply& reply) {
+      ids.insert(reply.correlation_id);
+      freshness.insert(reply.data_freshness);
+    },
+    [&](caf::error& err) { FAIL_CHECK(to_failure(err).message); });
+  CHECK(answered == 1000);
+  CHECK(daemon.mock().stats().requests == 1);
+  // Every call is its own call: its own correlation id; all report the
+  // time of the one upstream answer they were built from.
+  CHECK(ids.size() == 1000);
+  CHECK(freshness.size() == 1);
+  auto c = counters_of(daemon, daemon.engine().timetable_cache);
+  CHECK(c["timetable.departures.misses"] == 1);
+  CHECK(c["timetable.departures.coalesced"] == 999);
+}
+
+TEST_CASE("e2e: a cached answer over MCP keeps its upstream freshness and "
+          "gets a new correlation id",
+          "[e2e][cache]") {
+  test::harness_options options;
+  options.cache = true;
+  daemon_harness daemon{options};
+  mcp_client client{daemon.port()};
+  client.initialize();
+  auto first = test::structured(
+    client.call_tool("get_departures", departures_args()));
+  std::this_thread::sleep_for(1100ms);
+  auto second = test::structured(
+    client.call_tool("get_departures", departures_args()));
+  CHECK(daemon.mock().stats().requests == 1);
+  CHECK(second.at("correlationId") != first.at("correlationId"));
+  CHECK(second.at("dataFreshness") == first.at("dataFreshness"));
+  // Stops and geocoding are cached too (longer TTLs).
+  json::object center{{"lat", 60.1699}, {"lon", 24.9384}};
+  client.call_tool("find_stops", json::object{{"coordinate", center}});
+  client.call_tool("find_stops", json::object{{"coordinate", center}});
+  client.call_tool("geocode_address", json::object{{"text", "kamppi"}});
+  client.call_tool("geocode_address", json::object{{"text", "kamppi"}});
+  CHECK(daemon.mock().stats().requests == 3);
+}
+
+TEST_CASE("e2e: notifications/cancelled stops the upstream call it started",
+          "[e2e][cancel]") {
+  test::harness_options options;
+  options.tool_timeout_ms = 8000;
+  options.upstream_timeout_ms = 6000;
+  daemon_harness daemon{options};
+  mock::fault_settings hang;
+  hang.fault = "hang";
+  hang.error_rate = 1;
+  hang.hang_ms = 5000;
+  daemon.mock().set_faults(hang);
+  mcp_client client{daemon.port()};
+  client.initialize();
+  std::atomic<int> status{0};
+  std::thread caller{[&] {
+    mcp_client second{daemon.port()};
+    second.session_id = client.session_id;
+    auto res = second.post(json::object{
+      {"jsonrpc", "2.0"},
+      {"id", "slow-1"},
+      {"method", "tools/call"},
+      {"params", json::object{{"name", "get_departures"},
+                              {"arguments", departures_args()}}}});
+    status = res.status;
+  }};
+  // Wait until the attempt is in flight at a worker.
+  auto gate = counters_actor{daemon.engine().routing_gate};
+  for (int i = 0; i < 100; ++i) {
+    if (counters_of(daemon, gate)["digitransit-routing.in_flight"] == 1)
+      break;
+    std::this_thread::sleep_for(20ms);
+  }
+  REQUIRE(counters_of(daemon, gate)["digitransit-routing.in_flight"] == 1);
+  auto started = std::chrono::steady_clock::now();
+  auto note = client.post(json::object{
+    {"jsonrpc", "2.0"},
+    {"method", "notifications/cancelled"},
+    {"params", json::object{{"requestId", "slow-1"}, {"reason", "test"}}}});
+  CHECK(note.status == 202);
+  // The worker is free long before the 5 s hang ends: the call was aborted.
+  bool freed = false;
+  for (int i = 0; i < 100 && !freed; ++i) {
+    auto c = counters_of(daemon, gate);
+    freed = c["digitransit-routing.in_flight"] == 0
+            && c["digitransit-routing.cancelled"] == 1;
+    if (!freed)
+      std::this_thread::sleep_for(10ms);
+  }
+  CHECK(freed);
+  CHECK(std::chrono::steady_clock::now() - started < 2s);
+  caller.join();
+  CHECK(status == 200);
+  // One attempt, not retried after the abort.
+  CHECK(counters_of(daemon, gate)["digitransit-routing.attempts"] == 1);
+}
+
+TEST_CASE("e2e: the circuit breaker fails fast, then a probe closes it",
+          "[e2e][breaker][faults]") {
+  test::harness_options options;
+  options.breaker_failures = 3;
+  options.breaker_cooldown_ms = 800;
+  options.max_attempts = 1;
+  daemon_harness daemon{options};
+  mock::fault_settings broken;
+  broken.fault = "http503";
+  broken.error_rate = 1;
+  daemon.mock().set_faults(broken);
+  mcp_client client{daemon.port()};
+  client.initialize();
+  for (int i = 0; i < 3; ++i) {
+    auto e = test::tool_error(
+      client.call_tool("get_departures", departures_args()));
+    CHECK(e.at("code").as_string() == "upstream-error");
+  }
+  CHECK(daemon.mock().stats().requests == 3);
+  // Open: answered at once, without a request.
+  auto fast = test::tool_error(
+    client.call_tool("get_departures", departures_args()));
+  CHECK(fast.at("code").as_string() == "upstream-error");
+  CHECK_THAT(std::string{fast.at("hint").as_string()},
+             Catch::Contains("retry in about"));
+  CHECK(daemon.mock().stats().requests == 3);
+  // The upstream recovers; after the cooldown the probe succeeds.
+  daemon.mock().set_faults(mock::fault_settings{});
+  std::this_thread::sleep_for(900ms);
+  test::structured(client.call_tool("get_departures", departures_args()));
+  test::structured(client.call_tool("get_departures", departures_args()));
+  CHECK(daemon.mock().stats().requests == 5);
+}
+
+TEST_CASE("e2e: every injectable fault gets its code within the deadline, "
+          "and the next good call works",
+          "[e2e][faults]") {
+  test::harness_options options;
+  options.tool_timeout_ms = 3000;
+  options.upstream_timeout_ms = 1000;
+  daemon_harness daemon{options};
+  mcp_client client{daemon.port()};
+  client.initialize();
+  struct fault_case {
+    const char* fault;
+    int latency_ms;
+    const char* code;
+  };
+  for (auto [fault, latency, code] :
+       {fault_case{"none", 300, "ok"},
+        fault_case{"http500", 0, "upstream-error"},
+        fault_case{"http503", 0, "upstream-error"},
+        fault_case{"malformed", 0, "upstream-error"},
+        fault_case{"truncated", 0, "upstream-error"},
+        fault_case{"graphql-error", 0, "upstream-error"},
+        fault_case{"hang", 0, "upstream-timeout"},
+        fault_case{"http429", 0, "rate-limited"}}) {
+    INFO(fault);
+    mock::fault_settings faults;
+    faults.fault = fault;
+    faults.error_rate = std::string{fault} == "none" ? 0 : 1;
+    faults.latency_ms = latency;
+    faults.retry_after = 1;
+    faults.hang_ms = 4000;
+    daemon.mock().set_faults(faults);
+    auto started = std::chrono::steady_clock::now();
+    auto result = client.call_tool("get_departures", departures_args());
+    auto elapsed = std::chrono::steady_clock::now() - started;
+    CHECK(code_of(result) == code);
+    CHECK(elapsed < std::chrono::milliseconds{options.tool_timeout_ms + 500});
+    if (std::string{code} == "rate-limited")
+      CHECK(test::tool_error(result).at("retryAfter").as_int64() == 1);
+    daemon.mock().set_faults(mock::fault_settings{});
+    if (std::string{fault} == "http429")
+      std::this_thread::sleep_for(1100ms); // its Retry-After
+    test::structured(client.call_tool("get_departures", departures_args()));
+  }
+  // A refused connection (nothing listens on port 1) is network-error; the
+  // daemon stays healthy for the other upstreams.
+  test::harness_options refused;
+  refused.routing_url = "http://127.0.0.1:1/routing/v2/hsl/gtfs/v1";
+  daemon_harness closed{refused};
+  mcp_client other{closed.port()};
+  other.initialize();
+  CHECK(code_of(other.call_tool("get_departures", departures_args()))
+        == "network-error");
+  test::structured(
+    other.call_tool("geocode_address", json::object{{"text", "kamppi"}}));
+}
+
+TEST_CASE("e2e: fault run: mixed faults, every call answered, none lost",
+          "[e2e][faults][fault_run]") {
+  test::harness_options options;
+  options.tool_timeout_ms = 2500;
+  options.upstream_timeout_ms = 800;
+  options.breaker_failures = 5;
+  options.breaker_cooldown_ms = 300;
+  options.http_workers = 8;
+  daemon_harness daemon{options};
+  const std::vector<std::pair<std::string, json::object>> calls{
+    {"get_departures", departures_args()},
+    {"find_stops",
+     json::object{{"coordinate", json::object{{"lat", 60.1699},
+                                              {"lon", 24.9384}}}}},
+    {"geocode_address", json::object{{"text", "kamppi"}}},
+    {"plan_trip",
+     json::object{
+       {"origin", json::object{{"type", "coords"},
+                               {"value", json::object{{"lat", 60.1699},
+                                                      {"lon", 24.9384}}}}},
+       {"destination",
+        json::object{{"type", "coords"},
+                     {"value", json::object{{"lat", 60.2055},
+                                            {"lon", 24.6559}}}}}}},
+  };
+  const std::vector<std::string> faults{"http500", "http503", "malformed",
+                                        "truncated", "hang", "http429",
+                                        "graphql-error", "none"};
+  std::map<std::string, int> by_code;
+  int made = 0;
+  int answered = 0;
+  auto slowest = std::chrono::milliseconds{0};
+  std::mutex mutex;
+  for (const auto& fault : faults) {
+    mock::fault_settings f;
+    f.fault = fault;
+    f.error_rate = fault == "none" ? 0 : 0.5;
+    f.latency_ms = 20;
+    f.retry_after = 1;
+    f.hang_ms = 1500;
+    daemon.mock().set_faults(f);
+    // 4 clients in parallel, 10 calls each across the tools.
+    std::vector<std::thread> clients;
+    for (int t = 0; t < 4; ++t) {
+      clients.emplace_back([&, t] {
+        mcp_client client{daemon.port()};
+        client.initialize();
+        for (int i = 0; i < 10; ++i) {
+          const auto& [tool, args] = calls[(t + i) % calls.size()];
+          auto started = std::chrono::steady_clock::now();
+          auto res = client.post(json::object{
+            {"jsonrpc", "2.0"},
+            {"id", i + 10},
+            {"method", "tools/call"},
+            {"params", json::object{{"name", tool}, {"arguments", args}}}});
+          auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+            std::chrono::steady_clock::now() - started);
+          std::lock_guard<std::mutex> guard{mutex};
+          ++made;
+          slowest = std::max(slowest, elapsed);
+          if (res.status != 200)
+            continue;
+          auto body = json::parse(res.body).as_object();
+          if (!body.contains("result"))
+            continue;
+          ++answered;
+          ++by_code[code_of(body.at("result").as_object())];
+        }
+      });
+    }
+    for (auto& c : clients)
+      c.join();
+  }
+  auto stats = daemon.mock().stats();
+  std::cout << "fault run: " << made << " calls, " << answered
+            << " answered, upstream requests " << stats.requests
+            << ", faults injected " << stats.faults_injected
+            << ", slowest answer " << slowest.count() << " ms\n";
+  for (const auto& [code, n] : by_code)
+    std::cout << "  " << code << ": " << n << "\n";
+  auto gate = counters_of(daemon, daemon.engine().routing_gate);
+  std::cout << "  routing gate: attempts " << gate["digitransit-routing.attempts"]
+            << ", retries " << gate["digitransit-routing.retries"]
+            << ", breaker opened " << gate["digitransit-routing.breaker_opened"]
+            << ", failed fast " << gate["digitransit-routing.rejected_breaker_open"]
+            << "\n";
+  CHECK(made == 320);
+  CHECK(answered == made); // nothing lost
+  CHECK(slowest < std::chrono::milliseconds{options.tool_timeout_ms + 1000});
+  CHECK(stats.faults_injected > 0);
+  CHECK(by_code["ok"] > 0);
+  for (const auto& [code, n] : by_code) {
+    INFO(code);
+    CHECK((code == "ok" || code == "upstream-error"
+           || code == "upstream-timeout" || code == "rate-limited"));
+  }
+  // Healthy afterwards.
+  daemon.mock().set_faults(mock::fault_settings{});
+  std::this_thread::sleep_for(1100ms);
+  mcp_client after{daemon.port()};
+  after.initialize();
+  for (const auto& [tool, args] : calls)
+    test::structured(after.call_tool(tool, args));
+}
