@@ -1,20 +1,24 @@
--- wrk script: POST tools/call get_departures to /mcp in one MCP session.
---   wrk -t2 -c32 -d10s --latency -s bench/tools_call.lua URL -- SESSION STOP
--- SESSION is the Mcp-Session-Id (from initialize); STOP the stop id.
-
-local session, stop = nil, "HSL:1040129"
+-- wrk script: POST one tools/call to /mcp, in an MCP session or stateless.
+--   wrk -t2 -c32 -d10s --latency -s bench/tools_call.lua URL -- SESSION BODYFILE
+-- SESSION is the Mcp-Session-Id ("-" for none); BODYFILE holds the JSON-RPC
+-- request (default: get_departures at HSL:1040129).
 
 function init(args)
-  session = args[1]
-  if args[2] then stop = args[2] end
   wrk.method = "POST"
   wrk.headers["Content-Type"] = "application/json"
   wrk.headers["Accept"] = "application/json, text/event-stream"
   wrk.headers["MCP-Protocol-Version"] = "2025-11-25"
-  wrk.headers["Mcp-Session-Id"] = session
+  if args[1] and args[1] ~= "-" then
+    wrk.headers["Mcp-Session-Id"] = args[1]
+  end
   wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":' ..
-    '{"name":"get_departures","arguments":{"stop":{"type":"id","value":"' ..
-    stop .. '"},"limit":5}}}'
+    '{"name":"get_departures","arguments":{"stop":{"type":"id","value":' ..
+    '"HSL:1040129"},"limit":5}}}'
+  if args[2] then
+    local f = assert(io.open(args[2], "rb"))
+    wrk.body = f:read("*a")
+    f:close()
+  end
 end
 
 function done(summary, latency, requests)

@@ -27,8 +27,15 @@ void to_httplib(const mcp::http_reply& reply, httplib::Response& res) {
 } // namespace
 
 http_server::http_server(http_server_options options, mcp::endpoint& endpoint)
+  : http_server(std::move(options),
+                [&endpoint](const mcp::http_request& request) {
+                  return endpoint.handle(request);
+                }) {
+}
+
+http_server::http_server(http_server_options options, http_handler handler)
   : options_(std::move(options)),
-    endpoint_(endpoint),
+    handler_(std::move(handler)),
     server_(std::make_unique<httplib::Server>()) {
   auto& svr = *server_;
   // Nagle's delay costs ~40 ms per keep-alive reply.
@@ -54,7 +61,7 @@ http_server::http_server(http_server_options options, mcp::endpoint& endpoint)
     for (const auto& [name, value] : req.headers)
       request.headers.emplace_back(lower(name), value);
     request.body = req.body;
-    to_httplib(endpoint_.handle(request), res);
+    to_httplib(handler_(request), res);
   };
   svr.Post("/mcp", serve);
   svr.Get("/mcp", serve);

@@ -30,9 +30,16 @@ struct http_server_options {
   int listen_backlog = 1024;
 };
 
+/// Turns one request into a reply (the MCP endpoint, or a fixed body for
+/// the benchmark floor).
+using http_handler = std::function<mcp::http_reply(const mcp::http_request&)>;
+
 class http_server {
 public:
+  /// Serves `endpoint` on /mcp (POST, GET, DELETE) and /healthz.
   http_server(http_server_options options, mcp::endpoint& endpoint);
+  /// Serves `handler` on /mcp with the same tuning.
+  http_server(http_server_options options, http_handler handler);
   ~http_server();
 
   /// Binds the socket; returns the port (useful with port 0). Throws
@@ -46,7 +53,7 @@ public:
 
 private:
   http_server_options options_;
-  mcp::endpoint& endpoint_;
+  http_handler handler_;
   std::unique_ptr<httplib::Server> server_;
   int listen_fd_ = -1;
 };

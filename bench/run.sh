@@ -1,0 +1,207 @@
+#!/usr/bin/env bash
+# The load harness: transitd against the mock upstream over MCP with wrk,
+# side by side with the floor (our HTTP listener answering a fixed body) and
+# the official MCP TypeScript SDK server (../shared/anchors), in one run.
+#
+#   bash bench/run.sh [--build DIR] [--duration S] [--soak] [--no-anchor]
+#
+# Prints one table row per (server, tool, mode, connections): requests/s,
+# latency p50/p90/p99, upstream requests, the server's CPU and peak RSS;
+# then the ratios the targets in docs/performance.md are stated in.
+# Everything listens on 127.0.0.1; every run is bounded by --duration.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$root/build
+duration=8
+soak=false
+anchor=true
+while [ $# -gt 0 ]; do
+  case $1 in
+    --build) build=$(cd "$2" && pwd); shift 2 ;;
+    --duration) duration=$2; shift 2 ;;
+    --soak) soak=true; shift ;;
+    --no-anchor) anchor=false; shift ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+command -v wrk >/dev/null || { echo "wrk is missing: bash scripts/install-deps.sh" >&2; exit 1; }
+
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+listening_port() { # pid -> the TCP port it listens on
+  local pid=$1 port=""
+  for _ in $(seq 1 100); do
+    port=$(ss -ltnp 2>/dev/null | awk -v pid="pid=$pid," '$0 ~ pid {split($4,a,":"); print a[length(a)]; exit}')
+    [ -n "$port" ] && { echo "$port"; return 0; }
+    sleep 0.1
+  done
+  return 1
+}
+
+"$build/transit-mock-upstream" --port 0 --threads 128 >"$tmp/mock.out" 2>/dev/null &
+mock_pid=$!; pids+=("$mock_pid")
+mock_port=$(listening_port "$mock_pid")
+mock="http://127.0.0.1:$mock_port"
+faults() { curl -s -m 5 -d "$1" "$mock/__mock/faults" >/dev/null; }
+upstream_requests() { curl -s -m 5 "$mock/__mock/stats" | sed -n 's/.*"requests":\([0-9]*\).*/\1/p'; }
+
+common=(--port 0 --http-threads 320 --log-level warn --data-dir :memory:
+        --digitransit-routing-url "$mock/routing/v2/hsl/gtfs/v1"
+        --digitransit-geocoding-url "$mock/geocoding/v1" --tfl-url "$mock"
+        --tool-tps planJourney=0,stationToilets=0
+        --upstream-tps digitransit-routing=0,digitransit-geocoding=0,tfl=0)
+start_transitd() { # name extra-flags...
+  local name=$1; shift
+  TFL_API_KEY=bench "$build/transitd" "${common[@]}" "$@" >"$tmp/$name.log" 2>&1 &
+  local pid=$!; pids+=("$pid")
+  local port; port=$(listening_port "$pid") || { cat "$tmp/$name.log"; exit 1; }
+  echo "$pid $port"
+}
+read -r cached_pid cached_port < <(start_transitd cached)
+read -r uncached_pid uncached_port < <(start_transitd uncached \
+  --cache-departures-ttl-s 0 --cache-stops-ttl-s 0 --cache-geocoding-ttl-s 0 \
+  --http-workers 256)
+
+open_session() { # port -> Mcp-Session-Id
+  curl -s -m 5 -D - -o /dev/null -H 'Content-Type: application/json' \
+    -H 'Accept: application/json, text/event-stream' \
+    -d '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}' \
+    "http://127.0.0.1:$1/mcp" | tr -d '\r' | awk -F': ' 'tolower($1)=="mcp-session-id"{print $2}'
+}
+cached_session=$(open_session "$cached_port")
+uncached_session=$(open_session "$uncached_port")
+
+body() { # name arguments-json -> file
+  printf '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"%s","arguments":%s}}' \
+    "$1" "$2" >"$tmp/$1.json"
+  echo "$tmp/$1.json"
+}
+departures=$(body get_departures '{"stop":{"type":"id","value":"HSL:1040129"},"limit":5}')
+stops=$(body find_stops '{"coordinate":{"lat":60.1699,"lon":24.9384},"radius":500}')
+geocode=$(body geocode_address '{"text":"kamppi"}')
+plan=$(body plan_trip '{"origin":{"type":"coords","value":{"lat":60.1699,"lon":24.9384}},"destination":{"type":"coords","value":{"lat":60.2055,"lon":24.6559}}}')
+toilets=$(body stationToilets '{"stationName":"Abbey Wood"}')
+journey=$(body planJourney '{"from":"Abbey Wood","to":"Bank"}')
+
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+peak_rss_mb() { awk '/VmHWM/ {printf "%.0f", $2 / 1024}' "/proc/$1/status"; }
+ticks_per_s=$(getconf CLK_TCK)
+
+declare -A rps_of
+printf '| server | tool | mode | conns | req/s | p50 ms | p90 ms | p99 ms | upstream req | CPU %% | peak RSS MB |\n'
+printf '|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n'
+measure() { # server tool mode pid port session bodyfile conns
+  local server=$1 tool=$2 mode=$3 pid=$4 port=$5 session=$6 file=$7 c=$8
+  local before_up before_cpu line
+  before_up=$(upstream_requests); before_cpu=$(cpu_ticks "$pid")
+  line=$(wrk -t2 -c"$c" -d"${duration}s" --latency -s "$root/bench/tools_call.lua" \
+           "http://127.0.0.1:$port/mcp" -- "$session" "$file" | grep RESULT)
+  local up=$(( $(upstream_requests) - before_up ))
+  local cpu=$(( ( $(cpu_ticks "$pid") - before_cpu ) * 100 / (ticks_per_s * duration) ))
+  local rps p50 p90 p99 non2xx errors
+  rps=$(sed -n 's/.*rps=\([0-9.]*\).*/\1/p' <<<"$line")
+  p50=$(sed -n 's/.*p50_ms=\([0-9.]*\).*/\1/p' <<<"$line")
+  p90=$(sed -n 's/.*p90_ms=\([0-9.]*\).*/\1/p' <<<"$line")
+  p99=$(sed -n 's/.*p99_ms=\([0-9.]*\).*/\1/p' <<<"$line")
+  non2xx=$(sed -n 's/.*non2xx=\([0-9]*\).*/\1/p' <<<"$line")
+  errors=$(sed -n 's/.*errors=\([0-9]*\).*/\1/p' <<<"$line")
+  rps_of["$server/$tool/$mode/$c"]=$rps
+  rps_of["p50:$server/$tool/$mode/$c"]=$p50
+  rps_of["p99:$server/$tool/$mode/$c"]=$p99
+  local note=""
+  [ "${non2xx:-0}" != 0 ] || [ "${errors:-0}" != 0 ] && note=" (non-2xx $non2xx, socket errors $errors)"
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s\n' \
+    "$server" "$tool" "$mode" "$c" "$rps" "$p50" "$p90" "$p99" "$up" "$cpu" \
+    "$(peak_rss_mb "$pid")" "$note"
+}
+
+# The floor answers the very bytes transitd answers for a cached call.
+curl -s -m 5 -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+  -H 'MCP-Protocol-Version: 2025-11-25' -H "Mcp-Session-Id: $cached_session" \
+  --data-binary @"$departures" "http://127.0.0.1:$cached_port/mcp" >"$tmp/reply.json"
+"$build/bench/transitd-floor" --body-file "$tmp/reply.json" >"$tmp/floor.out" &
+floor_pid=$!; pids+=("$floor_pid")
+floor_port=$(listening_port "$floor_pid")
+
+ts_pid=""
+if $anchor && command -v node >/dev/null; then
+  anchor_dir=$build/bench-anchor
+  mkdir -p "$anchor_dir"
+  cp "$root/../shared/anchors/ts-mcp-server.mjs" "$root/../shared/anchors/fixture.mjs" "$anchor_dir/"
+  if [ ! -d "$anchor_dir/node_modules/@modelcontextprotocol/sdk" ]; then
+    (cd "$anchor_dir" && npm install --no-audit --no-fund --loglevel=error \
+       @modelcontextprotocol/sdk@1.32.2 express@5 zod@4 >/dev/null)
+  fi
+  ts_port=$(( 28100 + RANDOM % 1000 ))
+  node "$anchor_dir/ts-mcp-server.mjs" --port "$ts_port" --mode stateless >"$tmp/ts.log" 2>&1 &
+  ts_pid=$!; pids+=("$ts_pid")
+  listening_port "$ts_pid" >/dev/null || { cat "$tmp/ts.log"; ts_pid=""; }
+fi
+
+for c in 32 256; do
+  measure floor get_departures fixed "$floor_pid" "$floor_port" - "$departures" "$c"
+  [ -n "$ts_pid" ] && measure ts-sdk-stateless get_departures fixed "$ts_pid" "$ts_port" - "$departures" "$c"
+  measure transitd get_departures cached "$cached_pid" "$cached_port" "$cached_session" "$departures" "$c"
+  measure transitd get_departures uncached "$uncached_pid" "$uncached_port" "$uncached_session" "$departures" "$c"
+  measure transitd find_stops cached "$cached_pid" "$cached_port" "$cached_session" "$stops" "$c"
+  measure transitd find_stops uncached "$uncached_pid" "$uncached_port" "$uncached_session" "$stops" "$c"
+  measure transitd geocode_address cached "$cached_pid" "$cached_port" "$cached_session" "$geocode" "$c"
+  measure transitd geocode_address uncached "$uncached_pid" "$uncached_port" "$uncached_session" "$geocode" "$c"
+  measure transitd plan_trip uncached "$uncached_pid" "$uncached_port" "$uncached_session" "$plan" "$c"
+  measure transitd stationToilets no-upstream "$cached_pid" "$cached_port" "$cached_session" "$toilets" "$c"
+  measure transitd planJourney uncached "$uncached_pid" "$uncached_port" "$uncached_session" "$journey" "$c"
+done
+
+# Engine overhead: with 10 ms added by the mock, what transitd adds on top.
+faults '{"latencyMs":10}'
+measure transitd get_departures "uncached+10ms" "$uncached_pid" "$uncached_port" "$uncached_session" "$departures" 256
+faults '{"latencyMs":0}'
+
+# A disrupted plan_trip (relaxed query merged) with 100 ms upstream latency.
+faults '{"latencyMs":100,"planDisruption":"delay"}'
+disrupted=$(body plan_trip '{"origin":{"type":"coords","value":{"lat":60.1699,"lon":24.9384}},"destination":{"type":"coords","value":{"lat":60.2055,"lon":24.6559}},"includeDisruptionAlt":true}')
+times=()
+for _ in $(seq 1 15); do
+  times+=("$(curl -s -o /dev/null -w '%{time_total}' -m 10 -H 'Content-Type: application/json' \
+    -H 'Accept: application/json, text/event-stream' -H 'MCP-Protocol-Version: 2025-11-25' \
+    -H "Mcp-Session-Id: $uncached_session" --data-binary @"$disrupted" \
+    "http://127.0.0.1:$uncached_port/mcp")")
+done
+faults '{"latencyMs":0,"planDisruption":"none"}'
+plan_median=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+echo
+echo "ratios (this run):"
+for c in 32 256; do
+  ours=${rps_of[transitd/get_departures/cached/$c]}
+  echo "  cached get_departures / floor, c$c: $(ratio "$ours" "${rps_of[floor/get_departures/fixed/$c]}") (target >= 0.60)"
+  [ -n "$ts_pid" ] && echo "  cached get_departures / TS SDK stateless, c$c: $(ratio "$ours" "${rps_of[ts-sdk-stateless/get_departures/fixed/$c]}") (target >= 40)"
+done
+p50=${rps_of[p50:transitd/get_departures/uncached+10ms/256]}
+p99=${rps_of[p99:transitd/get_departures/uncached+10ms/256]}
+echo "  engine overhead at 256 connections (latency minus the mock's 10 ms): p50 $(awk -v x="$p50" 'BEGIN{printf "%.2f", x-10}') ms (target < 1), p99 $(awk -v x="$p99" 'BEGIN{printf "%.2f", x-10}') ms (target < 10)"
+echo "  disrupted plan_trip, 100 ms upstream: median $(awk -v t="$plan_median" 'BEGIN{printf "%.0f", t*1000}') ms = $(ratio "$plan_median" 0.1) round trips (target < 1.3)"
+
+if $soak; then
+  echo
+  echo "soak: 1,000,000 cached get_departures at 256 connections"
+  total=0; first_rss=""; chunk=0
+  while [ "$total" -lt 1000000 ]; do
+    line=$(wrk -t2 -c256 -d10s -s "$root/bench/tools_call.lua" \
+             "http://127.0.0.1:$cached_port/mcp" -- "$cached_session" "$departures" | grep RESULT)
+    total=$(( total + $(sed -n 's/.*requests=\([0-9]*\).*/\1/p' <<<"$line") ))
+    chunk=$(( chunk + 1 ))
+    rss=$(awk '/VmRSS/ {printf "%.1f", $2 / 1024}' "/proc/$cached_pid/status")
+    [ -n "$first_rss" ] || first_rss=$rss
+    echo "  after $total calls: RSS $rss MB"
+  done
+  echo "  RSS after the first chunk $first_rss MB, after the last $rss MB; peak $(peak_rss_mb "$cached_pid") MB (target < 150)"
+fi
