@@ -122,34 +122,32 @@ caf::result<Result> serve(Self* self, const Upstream& upstream,
     }
   auto rp = self->template make_response_promise<Result>();
   const auto& cid = query.context.correlation_id;
+  auto timeout = std::chrono::milliseconds{
+    remaining_ms(query.context, 10'000) + 500};
   if (auto it = kind.flights.find(key); it != kind.flights.end()) {
     if (covers(it->second.query, query)) {
       ++kind.coalesced;
       it->second.waiters.push_back({rp, cid});
       return rp;
     }
+    // A flight for an older window: this query goes alone, unshared.
+    ++kind.misses;
+    self->request(upstream, timeout, std::move(query))
+      .then([rp](Result& result) mutable { rp.deliver(std::move(result)); },
+            [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
+    return rp;
   }
   ++kind.misses;
   auto upstream_query = widen(query, kind.ttl_ms);
   // The shared call gets its own id, so that cancelling one waiter never
   // aborts it for the others; the prefix keeps the logs traceable.
   upstream_query.context.correlation_id = cid + ":shared";
-  auto timeout = std::chrono::milliseconds{
-    remaining_ms(query.context, 10'000) + 500};
   auto id = ++kind.next_flight;
-  if (kind.flights.count(key) == 0) {
-    auto& f = kind.flights[key];
-    f.id = id;
-    f.query = upstream_query;
-    f.upstream_correlation_id = upstream_query.context.correlation_id;
-    f.waiters.push_back({rp, cid});
-  } else {
-    // A flight for an older window: this query goes alone, unshared.
-    self->request(upstream, timeout, std::move(query))
-      .then([rp](Result& result) mutable { rp.deliver(std::move(result)); },
-            [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
-    return rp;
-  }
+  auto& f = kind.flights[key];
+  f.id = id;
+  f.query = upstream_query;
+  f.upstream_correlation_id = upstream_query.context.correlation_id;
+  f.waiters.push_back({rp, cid});
   auto* kind_ptr = &kind;
   self->request(upstream, timeout, upstream_query)
     .then(
@@ -179,12 +177,13 @@ caf::result<Result> serve(Self* self, const Upstream& upstream,
   return rp;
 }
 
-void cancel_upstream(caf::local_actor* self,
-                     const std::vector<cancel_listener_actor>& listeners,
-                     const std::string& correlation_id) {
-  for (const auto& listener : listeners)
-    caf::anon_send(listener, cancel_call{correlation_id});
-  static_cast<void>(self);
+/// What a cache does with the shared call its last waiter abandoned: tell
+/// the gates behind it.
+auto cancel_upstream(const std::vector<cancel_listener_actor>& listeners) {
+  return [&listeners](const std::string& correlation_id) {
+    for (const auto& listener : listeners)
+      caf::anon_send(listener, cancel_call{correlation_id});
+  };
 }
 
 struct timetable_cache_state {
@@ -219,9 +218,7 @@ timetable_cache_actor::behavior_type timetable_cache(
                    std::move(query));
     },
     [self](const cancel_call& request) {
-      auto forward = [self](const std::string& cid) {
-        cancel_upstream(self, self->state.options.upstream_cancel, cid);
-      };
+      auto forward = cancel_upstream(self->state.options.upstream_cancel);
       self->state.departures.cancel(request.correlation_id, forward);
       self->state.stops.cancel(request.correlation_id, forward);
     },
@@ -258,9 +255,8 @@ geocoding_cache_actor::behavior_type geocoding_cache(
     },
     [self](const cancel_call& request) {
       self->state.answers.cancel(
-        request.correlation_id, [self](const std::string& cid) {
-          cancel_upstream(self, self->state.options.upstream_cancel, cid);
-        });
+        request.correlation_id,
+        cancel_upstream(self->state.options.upstream_cancel));
     },
     [self](get_counters) {
       counters c;

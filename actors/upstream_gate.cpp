@@ -39,19 +39,13 @@ int32_t attempt_cap(const upstream_gate_state& st, const http_call& call) {
   return std::max<int32_t>(1, cap);
 }
 
-void finish(gate_pointer self, uint64_t id, caf::error err) {
+/// Delivers the call's final answer (a response or an error) and forgets it.
+template <class Answer>
+void finish(gate_pointer self, uint64_t id, Answer answer) {
   auto it = self->state.calls.find(id);
   if (it == self->state.calls.end())
     return;
-  it->second.rp.deliver(std::move(err));
-  self->state.calls.erase(it);
-}
-
-void finish(gate_pointer self, uint64_t id, http_response response) {
-  auto it = self->state.calls.find(id);
-  if (it == self->state.calls.end())
-    return;
-  it->second.rp.deliver(std::move(response));
+  it->second.rp.deliver(std::move(answer));
   self->state.calls.erase(it);
 }
 
@@ -78,17 +72,27 @@ bool schedule_retry(gate_pointer self, uint64_t id, call_entry& entry) {
   return true;
 }
 
-void on_response(gate_pointer self, uint64_t id, http_response response) {
+/// The call an attempt belonged to, unless it is gone or was cancelled
+/// meanwhile (then it is answered `cancelled` here).
+upstream_gate_state::call_entry* live_call(gate_pointer self, uint64_t id) {
   auto& st = self->state;
   auto it = st.calls.find(id);
   if (it == st.calls.end())
-    return;
-  auto& entry = it->second;
-  if (entry.cancelled) {
+    return nullptr;
+  if (it->second.cancelled) {
     st.breaker.on_abandoned();
     finish(self, id, make_error(ec::cancelled, "the call was cancelled"));
-    return;
+    return nullptr;
   }
+  return &it->second;
+}
+
+void on_response(gate_pointer self, uint64_t id, http_response response) {
+  auto& st = self->state;
+  auto* found = live_call(self, id);
+  if (found == nullptr)
+    return;
+  auto& entry = *found;
   response.attempts = entry.attempts;
   switch (classify_status(response.status)) {
     case attempt_class::throttled: {
@@ -128,15 +132,10 @@ void on_response(gate_pointer self, uint64_t id, http_response response) {
 
 void on_failure(gate_pointer self, uint64_t id, const caf::error& err) {
   auto& st = self->state;
-  auto it = st.calls.find(id);
-  if (it == st.calls.end())
+  auto* found = live_call(self, id);
+  if (found == nullptr)
     return;
-  auto& entry = it->second;
-  if (entry.cancelled) {
-    st.breaker.on_abandoned();
-    finish(self, id, make_error(ec::cancelled, "the call was cancelled"));
-    return;
-  }
+  auto& entry = *found;
   auto f = to_failure(err);
   if (classify_failure(f.code) != attempt_class::failed) {
     st.breaker.on_abandoned();
@@ -164,23 +163,23 @@ void send_attempt(gate_pointer self, uint64_t id, std::size_t worker) {
   // The worker enforces the HTTP timeouts; this guard only covers a lost
   // worker.
   auto guard = std::chrono::milliseconds{call.timeout_ms + 2000};
+  // Both outcomes first free the worker, then decide the call's fate.
+  auto attempt_over = [self, id, worker, started] {
+    auto& st = self->state;
+    st.busy[worker] = false;
+    st.attempt_ms_total += clock_ms(self) - started;
+    if (auto it = st.calls.find(id); it != st.calls.end())
+      it->second.worker = -1;
+  };
   self->request(st.workers[worker].actor, guard, std::move(call))
     .then(
-      [self, id, worker, started](http_response& response) {
-        auto& st = self->state;
-        st.busy[worker] = false;
-        st.attempt_ms_total += clock_ms(self) - started;
-        if (auto it = st.calls.find(id); it != st.calls.end())
-          it->second.worker = -1;
+      [self, id, attempt_over](http_response& response) {
+        attempt_over();
         on_response(self, id, std::move(response));
         pump(self);
       },
-      [self, id, worker, started](caf::error& err) {
-        auto& st = self->state;
-        st.busy[worker] = false;
-        st.attempt_ms_total += clock_ms(self) - started;
-        if (auto it = st.calls.find(id); it != st.calls.end())
-          it->second.worker = -1;
+      [self, id, attempt_over](caf::error& err) {
+        attempt_over();
         on_failure(self, id, err);
         pump(self);
       });

@@ -9,17 +9,7 @@ namespace json = boost::json;
 using namespace transitd;
 using test::daemon_harness;
 using test::mcp_client;
-
-namespace {
-
-json::object departures_args(const std::string& stop = "HSL:1040129",
-                             int limit = 5) {
-  return json::object{
-    {"stop", json::object{{"type", "id"}, {"value", stop}}},
-    {"limit", limit}};
-}
-
-} // namespace
+using test::departures_args;
 
 TEST_CASE("e2e: initialize, list tools, call get_departures",
           "[e2e][get_departures]") {

@@ -21,13 +21,9 @@ using namespace transitd;
 using namespace std::chrono_literals;
 using test::daemon_harness;
 using test::mcp_client;
+using test::departures_args;
 
 namespace {
-
-json::object departures_args(const std::string& stop = "HSL:1040129") {
-  return json::object{{"stop", json::object{{"type", "id"}, {"value", stop}}},
-                      {"limit", 5}};
-}
 
 std::map<std::string, int64_t> counters_of(daemon_harness& daemon,
                                            const counters_actor& source) {

@@ -167,6 +167,12 @@ json::object mcp_client::call_tool(const std::string& name,
   return reply["result"].as_object();
 }
 
+json::object departures_args(const std::string& stop, int limit) {
+  return json::object{
+    {"stop", json::object{{"type", "id"}, {"value", stop}}},
+    {"limit", limit}};
+}
+
 json::object structured(const json::object& result) {
   INFO(json::serialize(result));
   REQUIRE(result.at("isError").as_bool() == false);

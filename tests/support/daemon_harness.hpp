@@ -120,6 +120,10 @@ private:
   int next_id_ = 1;
 };
 
+/// get_departures arguments for a stop id.
+boost::json::object departures_args(const std::string& stop = "HSL:1040129",
+                                    int limit = 5);
+
 /// structuredContent of a successful tool result.
 boost::json::object structured(const boost::json::object& result);
 /// The error object of a failed tool result (parsed from its text block).
