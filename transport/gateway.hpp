@@ -93,9 +93,8 @@ public:
   std::optional<caf::expected<Reply>>
   wait(std::chrono::steady_clock::time_point deadline) {
     std::unique_lock<std::mutex> lock{cancel_->mutex()};
-    cancel_->condition().wait_until(lock, deadline, [this] {
-      return result_.has_value() || cancel_->cancelled_locked();
-    });
+    cancel_->wait_until(lock, deadline,
+                        [this] { return result_.has_value(); });
     if (cancel_->cancelled_locked())
       return caf::expected<Reply>{make_error(ec::cancelled,
                                              "the call was cancelled")};

@@ -1,9 +1,15 @@
 #include "transport/http_server.hpp"
 
 #include <cctype>
+#include <cstdlib>
+#include <memory>
+#include <utility>
 #include <stdexcept>
 
+#include <dirent.h>
 #include <httplib.h>
+#include <netdb.h>
+#include <poll.h>
 #include <sys/socket.h>
 
 namespace transitd {
@@ -22,6 +28,86 @@ void to_httplib(const mcp::http_reply& reply, httplib::Response& res) {
     res.set_header(name, value);
   if (!reply.content_type.empty())
     res.set_content(reply.body, reply.content_type.c_str());
+}
+
+/// The numeric address and port of a socket address, as httplib reports
+/// them in Request::remote_addr / remote_port.
+std::pair<std::string, int> numeric(const sockaddr_storage& addr,
+                                    socklen_t len) {
+  char host[NI_MAXHOST];
+  char port[NI_MAXSERV];
+  if (::getnameinfo(reinterpret_cast<const sockaddr*>(&addr), len, host,
+                    sizeof(host), port, sizeof(port),
+                    NI_NUMERICHOST | NI_NUMERICSERV)
+      != 0)
+    return {{}, -1};
+  return {host, std::atoi(port)};
+}
+
+/// Whether `fd` is the TCP connection from remote_addr:remote_port to our
+/// local_port.
+bool is_connection(int fd, const std::string& remote_addr, int remote_port,
+                   int local_port) {
+  sockaddr_storage peer{};
+  socklen_t len = sizeof(peer);
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &len) != 0)
+    return false;
+  if (numeric(peer, len) != std::make_pair(remote_addr, remote_port))
+    return false;
+  sockaddr_storage self{};
+  len = sizeof(self);
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&self), &len) != 0)
+    return false;
+  return numeric(self, len).second == local_port;
+}
+
+/// The socket of the connection a request came on. cpp-httplib 0.11 hands
+/// handlers no socket, so we look for the one whose endpoints match; the
+/// pair (remote address and port, local port) names one TCP connection.
+int find_connection(const std::string& remote_addr, int remote_port,
+                    int local_port) {
+  auto* dir = ::opendir("/proc/self/fd");
+  if (dir == nullptr)
+    return -1;
+  int found = -1;
+  while (auto* entry = ::readdir(dir)) {
+    char* end = nullptr;
+    auto fd = std::strtol(entry->d_name, &end, 10);
+    if (end == entry->d_name || *end != '\0' || fd == ::dirfd(dir))
+      continue;
+    if (is_connection(static_cast<int>(fd), remote_addr, remote_port,
+                      local_port)) {
+      found = static_cast<int>(fd);
+      break;
+    }
+  }
+  ::closedir(dir);
+  return found;
+}
+
+/// A probe that answers true once the client of `req` has closed its
+/// connection (or reset it). The socket is looked up on first use only, so
+/// quick calls never pay for it. A client that half-closes (shuts down its
+/// sending side) while waiting counts as gone.
+mcp::cancellation::peer_probe connection_probe(const httplib::Request& req) {
+  struct state {
+    std::string remote_addr;
+    int remote_port;
+    int local_port;
+    int fd = -2; // -2: not looked up yet; -1: not found
+  };
+  auto s = std::make_shared<state>(
+    state{req.remote_addr, req.remote_port, req.local_port});
+  return [s] {
+    if (s->fd == -2)
+      s->fd = find_connection(s->remote_addr, s->remote_port, s->local_port);
+    if (s->fd < 0)
+      return false;
+    pollfd p{s->fd, POLLRDHUP, 0};
+    if (::poll(&p, 1, 0) <= 0)
+      return false;
+    return (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0;
+  };
 }
 
 } // namespace
@@ -61,6 +147,7 @@ http_server::http_server(http_server_options options, http_handler handler)
     for (const auto& [name, value] : req.headers)
       request.headers.emplace_back(lower(name), value);
     request.body = req.body;
+    request.peer_closed = connection_probe(req);
     to_httplib(handler_(request), res);
   };
   svr.Post("/mcp", serve);

@@ -244,7 +244,7 @@ http_reply endpoint::handle_post(const http_request& request) {
       return no_content(202);
     default:
       return dispatch(session_id, version, message.id, message.method,
-                      message.params);
+                      message.params, request.peer_closed);
   }
 }
 
@@ -339,13 +339,14 @@ void endpoint::notify(const std::string& session_id, const std::string& method,
 http_reply endpoint::dispatch(const std::string& session_id,
                               const std::string&, const json::value& id,
                               const std::string& method,
-                              const json::object& params) {
+                              const json::object& params,
+                              const cancellation::peer_probe& peer_closed) {
   if (method == "ping")
     return json_reply(200, json_rpc::make_result(id, json::object{}));
   if (method == "tools/list")
     return json_reply(200, list_tools(id, params));
   if (method == "tools/call")
-    return call_tool(session_id, id, params);
+    return call_tool(session_id, id, params, peer_closed);
   if (method == "logging/setLevel") {
     auto it = params.find("level");
     if (it == params.end() || !it->value().is_string()
@@ -397,7 +398,8 @@ json::object endpoint::list_tools(const json::value& id,
 
 http_reply endpoint::call_tool(const std::string& session_id,
                                const json::value& id,
-                               const json::object& params) {
+                               const json::object& params,
+                               const cancellation::peer_probe& peer_closed) {
   auto name_it = params.find("name");
   if (name_it == params.end() || !name_it->value().is_string())
     return json_reply(200, json_rpc::make_error(
@@ -434,6 +436,15 @@ http_reply endpoint::call_tool(const std::string& session_id,
     timeout = t->second;
   context.deadline_ms = context.received_ms + timeout;
   auto cancel = std::make_shared<cancellation>();
+  // A client that hangs up stops the work it started: nobody can receive
+  // the answer (we keep no event log to resume from).
+  if (peer_closed)
+    cancel->watch([peer_closed, cid = context.correlation_id] {
+      if (!peer_closed())
+        return false;
+      spdlog::info("[{}] client disconnected; cancelling", cid);
+      return true;
+    });
   auto key = json::serialize(id);
   {
     std::lock_guard<std::mutex> guard{sessions_mutex_};

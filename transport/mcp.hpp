@@ -34,6 +34,8 @@ struct http_request {
   /// Header names in lower case.
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
+  /// Set by the HTTP server: true once the client's connection is closed.
+  cancellation::peer_probe peer_closed;
 
   /// The first header with this (lower-case) name, or "".
   std::string_view header(std::string_view name) const;
@@ -89,10 +91,12 @@ private:
   http_reply dispatch(const std::string& session_id,
                       const std::string& protocol_version,
                       const boost::json::value& id, const std::string& method,
-                      const boost::json::object& params);
+                      const boost::json::object& params,
+                      const cancellation::peer_probe& peer_closed);
   http_reply call_tool(const std::string& session_id,
                        const boost::json::value& id,
-                       const boost::json::object& params);
+                       const boost::json::object& params,
+                       const cancellation::peer_probe& peer_closed);
   boost::json::object list_tools(const boost::json::value& id,
                                  const boost::json::object& params);
   void notify(const std::string& session_id, const std::string& method,

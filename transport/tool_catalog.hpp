@@ -4,6 +4,8 @@
 // (unknown fields and wrong types are validation errors that name the
 // field, D6). Tool wire names appear only in transport/.
 
+#include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -42,8 +44,17 @@ tool_outcome error_outcome(const failure& f, const std::string& correlation_id);
 /// shutdown). The call's waiter and the canceller share one of these.
 class cancellation {
 public:
+  /// Returns true once the client that asked is gone (its connection closed).
+  using peer_probe = std::function<bool()>;
+
   void cancel();
   bool cancelled() const;
+
+  /// Lets waiters notice a vanished client: `probe` is asked every
+  /// `probe_interval` while they wait, and a true answer cancels.
+  void watch(peer_probe probe) {
+    probe_ = std::move(probe);
+  }
 
   /// For waiters: the mutex and condition variable that cancel() notifies.
   std::mutex& mutex() {
@@ -57,10 +68,40 @@ public:
     return cancelled_;
   }
 
+  /// Waits (holding `lock` on mutex()) until `done()`, cancellation or
+  /// `deadline`; asks the peer probe, if any, every probe_interval and
+  /// cancels when the client is gone. Returns false on the deadline.
+  template <class Predicate>
+  bool wait_until(std::unique_lock<std::mutex>& lock,
+                  std::chrono::steady_clock::time_point deadline,
+                  Predicate done) {
+    auto ready = [&] { return cancelled_ || done(); };
+    if (!probe_)
+      return condition_.wait_until(lock, deadline, ready);
+    auto next_probe = std::chrono::steady_clock::now() + probe_interval;
+    while (!ready()) {
+      auto until = std::min(deadline, next_probe);
+      if (condition_.wait_until(lock, until, ready))
+        return true;
+      if (until == deadline)
+        return false;
+      lock.unlock();
+      bool gone = probe_();
+      lock.lock();
+      if (gone)
+        cancelled_ = true;
+      next_probe += probe_interval;
+    }
+    return true;
+  }
+
+  static constexpr std::chrono::milliseconds probe_interval{200};
+
 private:
   mutable std::mutex mutex_;
   std::condition_variable condition_;
   bool cancelled_ = false;
+  peer_probe probe_;
 };
 
 using tool_function = std::function<tool_outcome(

@@ -10,6 +10,11 @@
 #include <set>
 #include <thread>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <caf/scoped_actor.hpp>
 #include <catch2/catch.hpp>
 
@@ -165,6 +170,73 @@ TEST_CASE("e2e: notifications/cancelled stops the upstream call it started",
   CHECK(status == 200);
   // One attempt, not retried after the abort.
   CHECK(counters_of(daemon, gate)["digitransit-routing.attempts"] == 1);
+}
+
+TEST_CASE("e2e: a client that disconnects stops the upstream call it "
+          "started",
+          "[e2e][cancel]") {
+  test::harness_options options;
+  options.tool_timeout_ms = 8000;
+  options.upstream_timeout_ms = 6000;
+  daemon_harness daemon{options};
+  mock::fault_settings hang;
+  hang.fault = "hang";
+  hang.error_rate = 1;
+  hang.hang_ms = 5000;
+  daemon.mock().set_faults(hang);
+  mcp_client client{daemon.port()};
+  client.initialize();
+  // A raw connection, so the test can hang up mid-call.
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(daemon.port()));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr))
+          == 0);
+  auto body = json::serialize(json::object{
+    {"jsonrpc", "2.0"},
+    {"id", 7},
+    {"method", "tools/call"},
+    {"params", json::object{{"name", "get_departures"},
+                            {"arguments", departures_args()}}}});
+  auto request = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                 "Content-Type: application/json\r\n"
+                 "Accept: application/json, text/event-stream\r\n"
+                 "Mcp-Session-Id: "
+                 + client.session_id
+                 + "\r\nMCP-Protocol-Version: 2025-11-25\r\n"
+                   "Content-Length: "
+                 + std::to_string(body.size()) + "\r\n\r\n" + body;
+  REQUIRE(::send(fd, request.data(), request.size(), 0)
+          == static_cast<ssize_t>(request.size()));
+  auto gate = counters_actor{daemon.engine().routing_gate};
+  for (int i = 0; i < 100; ++i) {
+    if (counters_of(daemon, gate)["digitransit-routing.in_flight"] == 1)
+      break;
+    std::this_thread::sleep_for(20ms);
+  }
+  REQUIRE(counters_of(daemon, gate)["digitransit-routing.in_flight"] == 1);
+  auto started = std::chrono::steady_clock::now();
+  ::close(fd);
+  // The worker is freed long before the 5 s hang ends.
+  bool freed = false;
+  for (int i = 0; i < 150 && !freed; ++i) {
+    auto c = counters_of(daemon, gate);
+    freed = c["digitransit-routing.in_flight"] == 0
+            && c["digitransit-routing.cancelled"] == 1;
+    if (!freed)
+      std::this_thread::sleep_for(10ms);
+  }
+  CHECK(freed);
+  CHECK(std::chrono::steady_clock::now() - started < 2s);
+  CHECK(counters_of(daemon, gate)["digitransit-routing.attempts"] == 1);
+  // The session and the server carry on.
+  mock::fault_settings healthy;
+  daemon.mock().set_faults(healthy);
+  auto result = client.call_tool("get_departures", departures_args());
+  CHECK(code_of(result) == "ok");
 }
 
 TEST_CASE("e2e: the circuit breaker fails fast, then a probe closes it",
