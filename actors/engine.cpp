@@ -133,8 +133,9 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
 }
 
 std::vector<counters_actor> engine::counter_sources() const {
-  return {limiter, routing_gate, geocoding_gate, tfl_gate, timetable_cache,
-          geocoding_cache};
+  return {limiter,         routing_gate,    geocoding_gate,
+          tfl_gate,        timetable_cache, geocoding_cache,
+          station_toilets};
 }
 
 void engine::shutdown() {

@@ -91,7 +91,8 @@ struct engine {
   upstream_gate_actor geocoding_gate;
   upstream_gate_actor tfl_gate;
 
-  /// Every actor with counters (limiter, gates, caches), for /metrics.
+  /// Every actor with counters (limiter, gates, caches, station data), for
+  /// /metrics and /readyz.
   std::vector<counters_actor> counter_sources() const;
 
   /// Sends exit messages front to back (router first, gates and their HTTP

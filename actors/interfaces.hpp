@@ -130,7 +130,10 @@ using trip_planner_actor = caf::typed_actor<
 using station_toilets_actor = caf::typed_actor<
   // One stationToilets call; DISAMBIGUATION_REQUIRED is a reply with
   // suggestions, other failures are errors.
-  caf::replies_to<station_toilets_request>::with<station_toilets_reply>>;
+  caf::replies_to<station_toilets_request>::with<station_toilets_reply>,
+  // station_data.loaded (1 or 0) and station_data.stations, for /readyz
+  // and /metrics.
+  caf::replies_to<get_counters>::with<counters>>;
 
 /// LONDON_JOURNEYS (the planJourney tool: validation, its TPS limit) and
 /// TFL_JOURNEY (the TfL Journey Planner provider) share this interface.

@@ -51,6 +51,14 @@ station_toilets_actor::behavior_type station_toilets(
       reply.suggestions = std::move(match.suggestions);
       return reply;
     },
+    [self](get_counters) {
+      const auto& st = self->state;
+      counters c;
+      c.add("station_data.loaded", st.data ? 1 : 0);
+      c.add("station_data.stations",
+            st.data ? static_cast<int64_t>(st.data->stations.size()) : 0);
+      return c;
+    },
   };
 }
 

@@ -36,6 +36,34 @@ const option_spec options[] = {
   {"allowed-hosts", "LIST",
    "comma-separated Host/Origin names accepted (default "
    "localhost,127.0.0.1,[::1])"},
+  {"allowed-origins", "LIST",
+   "comma-separated Origin host names or whole origins "
+   "(https://app.example:8443) accepted from browsers (default "
+   "localhost,127.0.0.1,[::1])"},
+  {"auth-tokens-file", "FILE",
+   "bearer tokens, one \"PRINCIPAL TOKEN\" line each; turns "
+   "authentication on"},
+  {"insecure", nullptr,
+   "allow a non-loopback --bind without authentication (warned about)"},
+  {"metrics-auth", "BOOL",
+   "with authentication on, /metrics needs a token too (default true)"},
+  {"tls-cert", "FILE", "PEM certificate (chain): serve HTTPS"},
+  {"tls-key", "FILE", "PEM private key of --tls-cert"},
+  {"max-header-bytes", "N",
+   "largest request header block, names and values (default 16384)"},
+  {"max-argument-bytes", "N",
+   "largest tools/call arguments object, serialised (default 65536)"},
+  {"read-timeout-s", "N",
+   "a connection idle mid-request this long is closed (default 10)"},
+  {"write-timeout-s", "N",
+   "a client not reading its reply this long is dropped (default 10)"},
+  {"keep-alive-timeout-s", "N",
+   "idle keep-alive connections close after this (default 30)"},
+  {"max-sessions", "N",
+   "open MCP sessions at most; idle ones are evicted first (10000)"},
+  {"session-idle-timeout-s", "N",
+   "a session unused this long may be evicted (default 3600)"},
+  {"log-format", "FORMAT", "text (default) or json: one object per line"},
   {"tool-timeout-ms", "N", "deadline of one tool call (default 10000)"},
   {"tool-timeouts-ms", "LIST",
    "per-tool deadlines, e.g. plan_trip=8000,get_departures=5000 (default "
@@ -185,7 +213,52 @@ std::optional<failure> apply(daemon_config& cfg, const std::string& key,
     if (value.empty())
       return bad(where, "needs a directory");
     cfg.data_dir = value;
-  } else if (key == "demo" || key == "plan-speculative-relax") {
+  } else if (key == "allowed-origins") {
+    std::vector<std::string> origins;
+    std::stringstream in{value};
+    std::string item;
+    while (std::getline(in, item, ','))
+      if (!item.empty())
+        origins.push_back(item);
+    if (origins.empty())
+      return bad(where, "needs at least one origin or host name");
+    cfg.allowed_origins = std::move(origins);
+  } else if (key == "auth-tokens-file" || key == "tls-cert"
+             || key == "tls-key") {
+    if (value.empty())
+      return bad(where, "needs a file");
+    (key == "auth-tokens-file" ? cfg.auth_tokens_file
+     : key == "tls-cert"       ? cfg.tls_cert
+                               : cfg.tls_key)
+      = value;
+  } else if (key == "max-header-bytes" || key == "max-argument-bytes") {
+    if (auto f = parse_count(where, value, 1024, 64 * 1024 * 1024, n))
+      return f;
+    (key == "max-header-bytes" ? cfg.max_header_bytes
+                               : cfg.max_argument_bytes)
+      = static_cast<std::size_t>(n);
+  } else if (key == "read-timeout-s" || key == "write-timeout-s"
+             || key == "keep-alive-timeout-s") {
+    if (auto f = parse_count(where, value, 1, 3600, n))
+      return f;
+    (key == "read-timeout-s"    ? cfg.read_timeout_s
+     : key == "write-timeout-s" ? cfg.write_timeout_s
+                                : cfg.keep_alive_timeout_s)
+      = static_cast<int>(n);
+  } else if (key == "max-sessions") {
+    if (auto f = parse_count(where, value, 1, 10000000, n))
+      return f;
+    cfg.max_sessions = static_cast<std::size_t>(n);
+  } else if (key == "session-idle-timeout-s") {
+    if (auto f = parse_count(where, value, 1, 86400 * 30, n))
+      return f;
+    cfg.session_idle_timeout_s = static_cast<int>(n);
+  } else if (key == "log-format") {
+    if (value != "text" && value != "json")
+      return bad(where, "expected text or json, got \"" + value + "\"");
+    cfg.log_format = value;
+  } else if (key == "demo" || key == "plan-speculative-relax" || key == "insecure"
+             || key == "metrics-auth") {
     bool flag;
     if (value == "true" || value == "1" || value == "yes")
       flag = true;
@@ -193,7 +266,11 @@ std::optional<failure> apply(daemon_config& cfg, const std::string& key,
       flag = false;
     else
       return bad(where, "expected true or false, got \"" + value + "\"");
-    (key == "demo" ? cfg.demo : cfg.plan_speculative_relax) = flag;
+    (key == "demo"       ? cfg.demo
+     : key == "insecure" ? cfg.insecure
+     : key == "metrics-auth" ? cfg.metrics_auth
+                             : cfg.plan_speculative_relax)
+      = flag;
   } else if (key == "http-threads") {
     if (auto f = parse_count(where, value, 1, 4096, n))
       return f;
@@ -391,7 +468,7 @@ outcome<config_request> parse_config(const std::vector<std::string>& args,
     if (opt == nullptr)
       return bad("--" + body, "unknown option (see --help)");
     if (opt->value_name == nullptr) {
-      if (value && body != "demo")
+      if (value && body != "demo" && body != "insecure")
         return bad("--" + body, "takes no value");
       flags.emplace_back(body, value.value_or("true"));
       continue;
@@ -429,6 +506,22 @@ outcome<config_request> parse_config(const std::vector<std::string>& args,
     cfg.digitransit_api_key = *key;
   if (auto key = env("TFL_API_KEY"))
     cfg.tfl_api_key = *key;
+  if (!cfg.auth_tokens_file.empty()) {
+    auto text = read_file(cfg.auth_tokens_file);
+    if (!text)
+      return bad("auth-tokens-file", text.error().message);
+    auto tokens = token_table::parse(*text, cfg.auth_tokens_file);
+    if (!tokens)
+      return bad("auth-tokens-file", tokens.error().message);
+    cfg.tokens = std::make_shared<const token_table>(std::move(*tokens));
+  }
+  if (cfg.tls_cert.empty() != cfg.tls_key.empty())
+    return bad(cfg.tls_cert.empty() ? "--tls-key" : "--tls-cert",
+               "TLS needs both --tls-cert and --tls-key");
+  if (!is_loopback_address(cfg.bind) && !cfg.tokens && !cfg.insecure)
+    return bad("--bind " + cfg.bind,
+               "is reachable from other hosts: give --auth-tokens-file "
+               "FILE, or --insecure to serve without authentication");
   return request;
 }
 

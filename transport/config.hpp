@@ -7,11 +7,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "messages/error.hpp"
+#include "transport/auth.hpp"
 
 namespace transitd {
 
@@ -28,6 +30,25 @@ struct daemon_config {
   std::size_t http_threads = 128;
   std::size_t max_body_bytes = 1024 * 1024;
   std::vector<std::string> allowed_hosts{"localhost", "127.0.0.1", "[::1]"};
+  std::vector<std::string> allowed_origins{"localhost", "127.0.0.1",
+                                           "[::1]"};
+  std::size_t max_header_bytes = 16 * 1024;
+  std::size_t max_argument_bytes = 64 * 1024;
+  int read_timeout_s = 10;
+  int write_timeout_s = 10;
+  int keep_alive_timeout_s = 30;
+  std::size_t max_sessions = 10000;
+  int session_idle_timeout_s = 3600;
+  // Security.
+  /// Bearer tokens read from auth_tokens_file; null without one.
+  std::string auth_tokens_file;
+  std::shared_ptr<const token_table> tokens;
+  /// Serve a non-loopback bind without authentication (warned about).
+  bool insecure = false;
+  /// Whether /metrics needs a bearer token when authentication is on.
+  bool metrics_auth = true;
+  std::string tls_cert;
+  std::string tls_key;
   // Upstreams; *_explicit marks URLs set by file or flag.
   std::string digitransit_routing_url = default_routing_url;
   bool digitransit_routing_url_explicit = false;
@@ -77,6 +98,8 @@ struct daemon_config {
   std::string data_dir;
   // Logs.
   std::string log_level = "info";
+  /// "text" (human-readable) or "json" (one JSON object per line).
+  std::string log_format = "text";
 };
 
 /// What the command line asked for.

@@ -114,15 +114,47 @@ mcp::cancellation::peer_probe connection_probe(const httplib::Request& req) {
 
 http_server::http_server(http_server_options options, mcp::endpoint& endpoint)
   : http_server(std::move(options),
-                [&endpoint](const mcp::http_request& request) {
+                http_handler{[&endpoint](const mcp::http_request& request) {
                   return endpoint.handle(request);
-                }) {
+                }}) {
 }
 
 http_server::http_server(http_server_options options, http_handler handler)
+  : http_server(std::move(options), http_routes{std::move(handler), {}, {}}) {
+}
+
+namespace {
+
+std::unique_ptr<httplib::Server> make_server(const http_server_options& o) {
+  if (o.tls_cert.empty() && o.tls_key.empty())
+    return std::make_unique<httplib::Server>();
+  auto server = std::make_unique<httplib::SSLServer>(o.tls_cert.c_str(),
+                                                     o.tls_key.c_str());
+  if (!server->is_valid())
+    throw std::runtime_error("cannot load the TLS certificate \"" + o.tls_cert
+                             + "\" and key \"" + o.tls_key
+                             + "\" (PEM files, the key matching the "
+                               "certificate)");
+  // No protocol older than TLS 1.2.
+  SSL_CTX_set_min_proto_version(server->ssl_context(), TLS1_2_VERSION);
+  return server;
+}
+
+mcp::http_request from_httplib(const httplib::Request& req) {
+  mcp::http_request request;
+  request.method = req.method;
+  for (const auto& [name, value] : req.headers)
+    request.headers.emplace_back(lower(name), value);
+  request.body = req.body;
+  return request;
+}
+
+} // namespace
+
+http_server::http_server(http_server_options options, http_routes routes)
   : options_(std::move(options)),
-    handler_(std::move(handler)),
-    server_(std::make_unique<httplib::Server>()) {
+    routes_(std::move(routes)),
+    server_(make_server(options_)) {
   auto& svr = *server_;
   // Nagle's delay costs ~40 ms per keep-alive reply.
   svr.set_tcp_nodelay(true);
@@ -142,17 +174,23 @@ http_server::http_server(http_server_options options, http_handler handler)
     listen_fd_ = fd;
   });
   auto serve = [this](const httplib::Request& req, httplib::Response& res) {
-    mcp::http_request request;
-    request.method = req.method;
-    for (const auto& [name, value] : req.headers)
-      request.headers.emplace_back(lower(name), value);
-    request.body = req.body;
+    auto request = from_httplib(req);
     request.peer_closed = connection_probe(req);
-    to_httplib(handler_(request), res);
+    to_httplib(routes_.mcp(request), res);
   };
   svr.Post("/mcp", serve);
   svr.Get("/mcp", serve);
   svr.Delete("/mcp", serve);
+  auto route = [&svr](const char* path, const http_handler& handler) {
+    if (!handler)
+      return;
+    svr.Get(path, [&handler](const httplib::Request& req,
+                             httplib::Response& res) {
+      to_httplib(handler(from_httplib(req)), res);
+    });
+  };
+  route("/metrics", routes_.metrics);
+  route("/readyz", routes_.ready);
   svr.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("{\"status\":\"ok\"}", "application/json");
   });

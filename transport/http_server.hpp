@@ -28,11 +28,23 @@ struct http_server_options {
   int read_timeout_seconds = 10;
   int write_timeout_seconds = 10;
   int listen_backlog = 1024;
+  /// PEM certificate (chain) and private key: serve HTTPS. Both or none.
+  std::string tls_cert;
+  std::string tls_key;
 };
 
 /// Turns one request into a reply (the MCP endpoint, or a fixed body for
 /// the benchmark floor).
 using http_handler = std::function<mcp::http_reply(const mcp::http_request&)>;
+
+/// What the server answers besides /healthz; an empty handler is a 404.
+struct http_routes {
+  /// /mcp: POST, GET and DELETE.
+  http_handler mcp;
+  /// GET /metrics and GET /readyz.
+  http_handler metrics;
+  http_handler ready;
+};
 
 class http_server {
 public:
@@ -40,6 +52,9 @@ public:
   http_server(http_server_options options, mcp::endpoint& endpoint);
   /// Serves `handler` on /mcp with the same tuning.
   http_server(http_server_options options, http_handler handler);
+  /// Serves every route given. Throws std::runtime_error when the TLS
+  /// certificate or key cannot be loaded.
+  http_server(http_server_options options, http_routes routes);
   ~http_server();
 
   /// Binds the socket; returns the port (useful with port 0). Throws
@@ -53,7 +68,7 @@ public:
 
 private:
   http_server_options options_;
-  http_handler handler_;
+  http_routes routes_;
   std::unique_ptr<httplib::Server> server_;
   int listen_fd_ = -1;
 };

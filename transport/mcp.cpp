@@ -8,6 +8,7 @@
 #include "actors/ids.hpp"
 #include "messages/time.hpp"
 #include "transport/json_rpc.hpp"
+#include "transport/logging.hpp"
 
 namespace json = boost::json;
 
@@ -51,6 +52,35 @@ std::string sse_event(const json::object& message) {
   out += json::serialize(message);
   out += "\n\n";
   return out;
+}
+
+/// MCP log level (RFC 5424 names) → the spdlog level that reaches it.
+spdlog::level::level_enum spdlog_level(std::string_view mcp_level) {
+  if (mcp_level == "debug")
+    return spdlog::level::debug;
+  if (mcp_level == "info" || mcp_level == "notice")
+    return spdlog::level::info;
+  if (mcp_level == "warning")
+    return spdlog::level::warn;
+  if (mcp_level == "error")
+    return spdlog::level::err;
+  return spdlog::level::critical;
+}
+
+std::string_view mcp_level(spdlog::level::level_enum level) {
+  switch (level) {
+    case spdlog::level::trace:
+    case spdlog::level::debug:
+      return "debug";
+    case spdlog::level::info:
+      return "info";
+    case spdlog::level::warn:
+      return "warning";
+    case spdlog::level::err:
+      return "error";
+    default:
+      return "critical";
+  }
 }
 
 http_reply no_content(int status) {
@@ -104,10 +134,26 @@ json::object to_call_result(const tool_outcome& outcome) {
   return result;
 }
 
+namespace {
+
+std::vector<std::string> tool_names(const tool_catalog& catalog) {
+  std::vector<std::string> names;
+  for (const auto& tool : catalog.tools())
+    names.push_back(tool.name);
+  return names;
+}
+
+} // namespace
+
 endpoint::endpoint(endpoint_options options, const tool_catalog& catalog)
-  : options_(std::move(options)), catalog_(catalog) {
+  : options_(std::move(options)),
+    catalog_(catalog),
+    metrics_(tool_names(catalog)) {
+  call_log_tap::global();
   for (auto& host : options_.allowed_hosts)
     host = lower(host);
+  for (auto& origin : options_.allowed_origins)
+    origin = lower(origin);
 }
 
 std::size_t endpoint::session_count() const {
@@ -129,6 +175,22 @@ bool endpoint::host_allowed(std::string_view host) const {
   return false;
 }
 
+bool endpoint::origin_allowed(std::string_view origin) const {
+  auto scheme_end = origin.find("://");
+  if (scheme_end == std::string_view::npos)
+    return false; // "null" and other opaque origins
+  auto authority = origin.substr(scheme_end + 3);
+  authority = authority.substr(0, authority.find('/'));
+  if (authority.empty())
+    return false;
+  auto host = strip_port(authority);
+  auto whole = lower(origin.substr(0, scheme_end + 3 + authority.size()));
+  for (const auto& allowed : options_.allowed_origins)
+    if (allowed == "*" || allowed == host || allowed == whole)
+      return true;
+  return false;
+}
+
 std::optional<http_reply>
 endpoint::check_origin(const http_request& request) const {
   auto host = request.header("host");
@@ -140,27 +202,67 @@ endpoint::check_origin(const http_request& request) const {
                            "Forbidden: Host \"" + std::string{host}
                              + "\" is not allowed");
   auto origin = request.header("origin");
-  if (!origin.empty()) {
-    auto scheme_end = origin.find("://");
-    auto authority = scheme_end == std::string_view::npos
-                       ? std::string_view{}
-                       : origin.substr(scheme_end + 3);
-    authority = authority.substr(0, authority.find('/'));
-    if (authority.empty() || !host_allowed(strip_port(authority)))
-      return rpc_error_reply(403, nullptr, json_rpc::invalid_request,
-                             "Forbidden: Origin \"" + std::string{origin}
-                               + "\" is not allowed");
+  if (!origin.empty() && !origin_allowed(origin))
+    return rpc_error_reply(403, nullptr, json_rpc::invalid_request,
+                           "Forbidden: Origin \"" + std::string{origin}
+                             + "\" is not allowed");
+  return std::nullopt;
+}
+
+std::optional<http_reply>
+endpoint::check_headers(const http_request& request) const {
+  std::size_t bytes = 0;
+  for (const auto& [name, value] : request.headers)
+    bytes += name.size() + value.size();
+  if (request.headers.size() > options_.max_headers
+      || bytes > options_.max_header_bytes)
+    return rpc_error_reply(431, nullptr, json_rpc::invalid_request,
+                           "Request Header Fields Too Large: at most "
+                             + std::to_string(options_.max_headers)
+                             + " headers and "
+                             + std::to_string(options_.max_header_bytes)
+                             + " bytes");
+  return std::nullopt;
+}
+
+std::optional<http_reply>
+endpoint::authenticate(const http_request& request,
+                       std::string& principal) const {
+  principal.clear();
+  if (!options_.tokens)
+    return std::nullopt;
+  auto token = bearer_token(request.header("authorization"));
+  std::optional<std::string> who;
+  if (token)
+    who = options_.tokens->principal_of(*token);
+  if (!who) {
+    auto reply = rpc_error_reply(
+      401, nullptr, json_rpc::invalid_request,
+      token ? "Unauthorized: the bearer token is not valid"
+            : "Unauthorized: send \"Authorization: Bearer TOKEN\"");
+    reply.headers.emplace_back("WWW-Authenticate",
+                               token ? "Bearer realm=\"transitd\", "
+                                       "error=\"invalid_token\""
+                                     : "Bearer realm=\"transitd\"");
+    return reply;
   }
+  principal = std::move(*who);
   return std::nullopt;
 }
 
 http_reply endpoint::handle(const http_request& request) {
+  if (auto refused = check_headers(request))
+    return *refused;
   if (auto refused = check_origin(request))
     return *refused;
+  caller from;
+  if (auto refused = authenticate(request, from.principal))
+    return *refused;
+  from.peer_closed = request.peer_closed;
   if (request.method == "POST")
-    return handle_post(request);
+    return handle_post(request, from);
   if (request.method == "DELETE")
-    return handle_delete(request);
+    return handle_delete(request, from);
   // No server-initiated stream: every response rides on its POST.
   auto reply = rpc_error_reply(405, nullptr, json_rpc::invalid_request,
                                "Method Not Allowed: use POST (or DELETE to "
@@ -169,7 +271,24 @@ http_reply endpoint::handle(const http_request& request) {
   return reply;
 }
 
-http_reply endpoint::handle_delete(const http_request& request) {
+namespace {
+
+/// A session is used only by the principal that opened it: its id is a
+/// handle, not a credential.
+std::optional<http_reply> foreign_session(const std::string& owner,
+                                          const std::string& principal,
+                                          const json::value& id) {
+  if (owner == principal)
+    return std::nullopt;
+  return rpc_error_reply(403, id, json_rpc::invalid_request,
+                         "Forbidden: this session was opened with another "
+                         "token");
+}
+
+} // namespace
+
+http_reply endpoint::handle_delete(const http_request& request,
+                                   const caller& from) {
   auto id = std::string{request.header("mcp-session-id")};
   if (id.empty())
     return rpc_error_reply(400, nullptr, json_rpc::invalid_request,
@@ -179,6 +298,9 @@ http_reply endpoint::handle_delete(const http_request& request) {
   if (it == sessions_.end())
     return rpc_error_reply(404, nullptr, json_rpc::invalid_request,
                            "Session not found");
+  if (auto refused = foreign_session(it->second.principal, from.principal,
+                                     nullptr))
+    return *refused;
   for (auto& [request_id, cancel] : it->second.in_flight)
     cancel->cancel();
   sessions_.erase(it);
@@ -186,7 +308,8 @@ http_reply endpoint::handle_delete(const http_request& request) {
   return no_content(200);
 }
 
-http_reply endpoint::handle_post(const http_request& request) {
+http_reply endpoint::handle_post(const http_request& request,
+                                 const caller& from) {
   auto content_type = lower(request.header("content-type"));
   if (content_type.compare(0, json_type.size(), json_type) != 0)
     return rpc_error_reply(415, nullptr, json_rpc::invalid_request,
@@ -214,7 +337,7 @@ http_reply endpoint::handle_post(const http_request& request) {
                            "Invalid Request: " + message.problem);
   if (message.kind == json_rpc::message_kind::request
       && message.method == "initialize")
-    return initialize(message.id, message.params);
+    return initialize(message.id, message.params, from);
   // Everything else belongs to a session.
   auto session_id = std::string{request.header("mcp-session-id")};
   if (session_id.empty())
@@ -233,6 +356,9 @@ http_reply endpoint::handle_post(const http_request& request) {
     if (it == sessions_.end())
       return rpc_error_reply(404, message.id, json_rpc::invalid_request,
                              "Session not found");
+    if (auto refused = foreign_session(it->second.principal, from.principal,
+                                       message.id))
+      return *refused;
     it->second.last_used = std::chrono::steady_clock::now();
   }
   switch (message.kind) {
@@ -244,11 +370,12 @@ http_reply endpoint::handle_post(const http_request& request) {
       return no_content(202);
     default:
       return dispatch(session_id, version, message.id, message.method,
-                      message.params, request.peer_closed);
+                      message.params, from);
   }
 }
 
-std::string endpoint::open_session(const std::string& protocol_version) {
+std::string endpoint::open_session(const std::string& protocol_version,
+                                   const std::string& principal) {
   auto id = make_secret_token();
   auto now = std::chrono::steady_clock::now();
   std::lock_guard<std::mutex> guard{sessions_mutex_};
@@ -266,6 +393,7 @@ std::string endpoint::open_session(const std::string& protocol_version) {
       sessions_.erase(victim);
   }
   session s;
+  s.principal = principal;
   s.protocol_version = protocol_version;
   s.last_used = now;
   sessions_.emplace(id, std::move(s));
@@ -283,7 +411,8 @@ void endpoint::evict_idle_locked(std::chrono::steady_clock::time_point now) {
 }
 
 http_reply endpoint::initialize(const json::value& id,
-                                const json::object& params) {
+                                const json::object& params,
+                                const caller& from) {
   std::string requested;
   if (auto it = params.find("protocolVersion");
       it != params.end() && it->value().is_string())
@@ -296,7 +425,7 @@ http_reply endpoint::initialize(const json::value& id,
   auto version = is_supported(requested)
                    ? requested
                    : std::string{latest_protocol_version};
-  auto session_id = open_session(version);
+  auto session_id = open_session(version, from.principal);
   json::object capabilities;
   capabilities["tools"] = json::object{{"listChanged", false}};
   capabilities["logging"] = json::object{};
@@ -340,13 +469,13 @@ http_reply endpoint::dispatch(const std::string& session_id,
                               const std::string&, const json::value& id,
                               const std::string& method,
                               const json::object& params,
-                              const cancellation::peer_probe& peer_closed) {
+                              const caller& from) {
   if (method == "ping")
     return json_reply(200, json_rpc::make_result(id, json::object{}));
   if (method == "tools/list")
     return json_reply(200, list_tools(id, params));
   if (method == "tools/call")
-    return call_tool(session_id, id, params, peer_closed);
+    return call_tool(session_id, id, params, from);
   if (method == "logging/setLevel") {
     auto it = params.find("level");
     if (it == params.end() || !it->value().is_string()
@@ -399,7 +528,7 @@ json::object endpoint::list_tools(const json::value& id,
 http_reply endpoint::call_tool(const std::string& session_id,
                                const json::value& id,
                                const json::object& params,
-                               const cancellation::peer_probe& peer_closed) {
+                               const caller& from) {
   auto name_it = params.find("name");
   if (name_it == params.end() || !name_it->value().is_string())
     return json_reply(200, json_rpc::make_error(
@@ -418,6 +547,14 @@ http_reply endpoint::call_tool(const std::string& session_id,
                                "Invalid params: \"arguments\" must be an "
                                "object"));
     arguments = it->value().get_object();
+    if (auto size = json::serialize(arguments).size();
+        size > options_.max_argument_bytes)
+      return json_reply(200, json_rpc::make_error(
+                               id, json_rpc::invalid_params,
+                               "Invalid params: \"arguments\" is "
+                                 + std::to_string(size)
+                                 + " bytes; at most "
+                                 + std::to_string(options_.max_argument_bytes)));
   }
   std::optional<json::value> progress_token;
   if (auto meta = params.find("_meta");
@@ -428,7 +565,10 @@ http_reply endpoint::call_tool(const std::string& session_id,
   }
   call_context context;
   context.correlation_id = make_uuid_v4();
-  context.principal = session_id;
+  // D17: variables belong to the authenticated principal, or without
+  // authentication to the session.
+  context.principal = authenticating() ? "user:" + from.principal
+                                       : "session:" + session_id;
   context.received_ms = now_ms();
   auto timeout = options_.tool_timeout_ms;
   if (auto t = options_.tool_timeouts_ms.find(name);
@@ -438,7 +578,7 @@ http_reply endpoint::call_tool(const std::string& session_id,
   auto cancel = std::make_shared<cancellation>();
   // A client that hangs up stops the work it started: nobody can receive
   // the answer (we keep no event log to resume from).
-  if (peer_closed)
+  if (const auto& peer_closed = from.peer_closed)
     cancel->watch([peer_closed, cid = context.correlation_id] {
       if (!peer_closed())
         return false;
@@ -446,6 +586,7 @@ http_reply endpoint::call_tool(const std::string& session_id,
       return true;
     });
   auto key = json::serialize(id);
+  std::optional<std::string> log_level;
   {
     std::lock_guard<std::mutex> guard{sessions_mutex_};
     auto s = sessions_.find(session_id);
@@ -453,8 +594,14 @@ http_reply endpoint::call_tool(const std::string& session_id,
       return rpc_error_reply(404, id, json_rpc::invalid_request,
                              "Session not found");
     s->second.in_flight[key] = cancel;
+    log_level = s->second.log_level;
   }
+  auto& tap = call_log_tap::global();
+  if (log_level)
+    tap.listen(context.correlation_id, spdlog_level(*log_level));
   spdlog::info("[{}] tools/call {}", context.correlation_id, name);
+  auto started = std::chrono::steady_clock::now();
+  metrics_.started();
   tool_outcome outcome;
   try {
     outcome = spec->run(arguments, context, cancel);
@@ -471,6 +618,11 @@ http_reply endpoint::call_tool(const std::string& session_id,
     if (auto s = sessions_.find(session_id); s != sessions_.end())
       s->second.in_flight.erase(key);
   }
+  metrics_.finished();
+  metrics_.record(name, outcome.code,
+                  std::chrono::duration<double>(
+                    std::chrono::steady_clock::now() - started)
+                    .count());
   auto elapsed = now_ms() - context.received_ms;
   if (outcome.is_error)
     spdlog::info("[{}] {} failed in {} ms: {}", context.correlation_id, name,
@@ -478,6 +630,8 @@ http_reply endpoint::call_tool(const std::string& session_id,
   else
     spdlog::info("[{}] {} answered in {} ms", context.correlation_id, name,
                  elapsed);
+  auto lines = log_level ? tap.take(context.correlation_id)
+                         : std::vector<call_log_tap::line>{};
   if (cancel->cancelled() || outcome.code == ec::cancelled) {
     // notifications/cancelled: the call stops and sends no response. The
     // stream closes without one.
@@ -487,10 +641,10 @@ http_reply endpoint::call_tool(const std::string& session_id,
     return reply;
   }
   auto response = json_rpc::make_result(id, to_call_result(outcome));
-  if (!progress_token)
+  if (!progress_token && lines.empty())
     return json_reply(200, response);
-  // With a progress token the reply is an SSE stream: progress first, then
-  // the result.
+  // Otherwise the reply is an SSE stream: progress and the session's log
+  // lines about this call first, then the result.
   auto progress = [&](double done, std::string_view message) {
     json::object p;
     p["progressToken"] = *progress_token;
@@ -503,8 +657,22 @@ http_reply endpoint::call_tool(const std::string& session_id,
   http_reply reply;
   reply.status = 200;
   reply.content_type = std::string{sse_type};
-  reply.body = progress(0, "calling " + name) + progress(1, "done")
-               + sse_event(response);
+  if (progress_token)
+    reply.body = progress(0, "calling " + name);
+  for (const auto& line : lines) {
+    json::object m;
+    m["level"] = mcp_level(line.level);
+    m["logger"] = "transitd";
+    json::object data;
+    data["correlationId"] = context.correlation_id;
+    data["message"] = line.message;
+    m["data"] = std::move(data);
+    reply.body += sse_event(
+      json_rpc::make_notification("notifications/message", std::move(m)));
+  }
+  if (progress_token)
+    reply.body += progress(1, "done");
+  reply.body += sse_event(response);
   return reply;
 }
 

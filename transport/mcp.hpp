@@ -18,6 +18,8 @@
 
 #include <boost/json.hpp>
 
+#include "transport/auth.hpp"
+#include "transport/metrics.hpp"
 #include "transport/tool_catalog.hpp"
 
 namespace transitd::mcp {
@@ -49,10 +51,21 @@ struct http_reply {
 };
 
 struct endpoint_options {
-  /// Host names accepted in Host and Origin (lower case, no port).
-  /// "*" accepts any.
+  /// Host names accepted in Host (no port; any case). "*" accepts any.
   std::vector<std::string> allowed_hosts{"localhost", "127.0.0.1", "[::1]"};
+  /// Origins accepted when a request carries one: a host name (any scheme
+  /// and port) or a whole origin ("https://app.example:8443"). "*" any.
+  std::vector<std::string> allowed_origins{"localhost", "127.0.0.1",
+                                           "[::1]"};
+  /// Bearer tokens. Null: no authentication, and saved variables belong to
+  /// the MCP session (D17).
+  std::shared_ptr<const token_table> tokens;
   std::size_t max_body_bytes = 1024 * 1024;
+  /// Request headers: total bytes of names and values, and their count.
+  std::size_t max_header_bytes = 16 * 1024;
+  std::size_t max_headers = 64;
+  /// Serialised size of one tools/call "arguments" object.
+  std::size_t max_argument_bytes = 64 * 1024;
   std::size_t tools_page_size = 50;
   std::size_t max_sessions = 10000;
   std::chrono::seconds session_idle_timeout{3600};
@@ -75,28 +88,53 @@ public:
   /// Cancels every call in flight (shutdown).
   void cancel_all();
 
+  /// Per-tool call counts, outcomes and latencies, for /metrics.
+  const call_metrics& metrics() const {
+    return metrics_;
+  }
+
+  /// Whether authentication is on.
+  bool authenticating() const {
+    return options_.tokens != nullptr;
+  }
+
+  /// Checks the bearer token when authentication is on: sets `principal`
+  /// (empty without authentication) or returns the 401 reply.
+  std::optional<http_reply> authenticate(const http_request& request,
+                                         std::string& principal) const;
+
 private:
+  /// Who sent a request, and how to tell that they hung up.
+  struct caller {
+    std::string principal;
+    cancellation::peer_probe peer_closed;
+  };
+
   struct session {
+    /// The authenticated principal that opened it ("" without auth); no
+    /// other may use it.
+    std::string principal;
     std::string protocol_version;
-    std::string log_level = "info";
+    /// Set by logging/setLevel: the session then gets the log lines about
+    /// its calls as notifications/message, at this level or above.
+    std::optional<std::string> log_level;
     std::chrono::steady_clock::time_point last_used;
     /// Calls in flight by serialised JSON-RPC id.
     std::unordered_map<std::string, std::shared_ptr<cancellation>> in_flight;
   };
 
-  http_reply handle_post(const http_request& request);
-  http_reply handle_delete(const http_request& request);
+  http_reply handle_post(const http_request& request, const caller& from);
+  http_reply handle_delete(const http_request& request, const caller& from);
   http_reply initialize(const boost::json::value& id,
-                        const boost::json::object& params);
+                        const boost::json::object& params,
+                        const caller& from);
   http_reply dispatch(const std::string& session_id,
                       const std::string& protocol_version,
                       const boost::json::value& id, const std::string& method,
-                      const boost::json::object& params,
-                      const cancellation::peer_probe& peer_closed);
+                      const boost::json::object& params, const caller& from);
   http_reply call_tool(const std::string& session_id,
                        const boost::json::value& id,
-                       const boost::json::object& params,
-                       const cancellation::peer_probe& peer_closed);
+                       const boost::json::object& params, const caller& from);
   boost::json::object list_tools(const boost::json::value& id,
                                  const boost::json::object& params);
   void notify(const std::string& session_id, const std::string& method,
@@ -105,12 +143,17 @@ private:
   /// Checks Host and Origin; returns an error reply when foreign.
   std::optional<http_reply> check_origin(const http_request& request) const;
   bool host_allowed(std::string_view host) const;
+  bool origin_allowed(std::string_view origin) const;
+  /// Checks header count and size against the limits.
+  std::optional<http_reply> check_headers(const http_request& request) const;
 
-  std::string open_session(const std::string& protocol_version);
+  std::string open_session(const std::string& protocol_version,
+                           const std::string& principal);
   void evict_idle_locked(std::chrono::steady_clock::time_point now);
 
   endpoint_options options_;
   const tool_catalog& catalog_;
+  call_metrics metrics_;
   mutable std::mutex sessions_mutex_;
   std::unordered_map<std::string, session> sessions_;
 };

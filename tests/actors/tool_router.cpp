@@ -63,6 +63,7 @@ station_toilets_actor::behavior_type echo_toilets() {
       reply.correlation_id = request.context.correlation_id;
       return reply;
     },
+    [](get_counters) { return counters{}; },
   };
 }
 

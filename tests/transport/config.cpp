@@ -47,7 +47,8 @@ TEST_CASE("defaults are safe and documented", "[config]") {
 }
 
 TEST_CASE("flags in both spellings", "[config]") {
-  auto r = inputs{}.parse({"--port", "9000", "--bind=0.0.0.0", "--demo",
+  auto r = inputs{}.parse({"--port", "9000", "--bind=0.0.0.0", "--insecure",
+                           "--demo",
                            "--digitransit-routing-url",
                            "http://127.0.0.1:1/routing/v2/hsl/gtfs/v1",
                            "--tfl-station-data", "/data/tfl"});
@@ -229,4 +230,88 @@ TEST_CASE("resilience settings: per-tool and per-upstream maps, errors name "
   REQUIRE_FALSE(too_many);
   CHECK_THAT(too_many.error().message,
              Catch::Contains("--upstream-max-attempts"));
+}
+
+TEST_CASE("a non-loopback bind needs authentication or --insecure",
+          "[config][security]") {
+  inputs in;
+  auto open = in.parse({"--bind", "0.0.0.0"});
+  REQUIRE_FALSE(open);
+  CHECK_THAT(open.error().message, Catch::Contains("--auth-tokens-file"));
+  CHECK_THAT(open.error().message, Catch::Contains("--insecure"));
+  auto insecure = in.parse({"--bind", "0.0.0.0", "--insecure"});
+  REQUIRE(insecure);
+  CHECK(insecure->config.insecure);
+  CHECK_FALSE(insecure->config.tokens);
+  in.files["/etc/transitd.tokens"] = "alice alice-token-0123456789\n";
+  auto authed = in.parse({"--bind", "::", "--auth-tokens-file",
+                          "/etc/transitd.tokens"});
+  REQUIRE(authed);
+  REQUIRE(authed->config.tokens);
+  CHECK(authed->config.tokens->principal_of("alice-token-0123456789")
+        == "alice");
+  // Loopback needs neither.
+  CHECK(in.parse({"--bind", "127.0.0.1"}));
+}
+
+TEST_CASE("tokens file and TLS settings are checked", "[config][security]") {
+  inputs in;
+  auto missing = in.parse({"--auth-tokens-file", "/nope"});
+  REQUIRE_FALSE(missing);
+  CHECK_THAT(missing.error().message, Catch::Contains("/nope"));
+  in.files["/weak"] = "alice 123\n";
+  auto weak = in.parse({"--auth-tokens-file", "/weak"});
+  REQUIRE_FALSE(weak);
+  CHECK_THAT(weak.error().message, Catch::Contains("/weak:1"));
+  auto half = in.parse({"--tls-cert", "/c.pem"});
+  REQUIRE_FALSE(half);
+  CHECK_THAT(half.error().message, Catch::Contains("--tls-key"));
+  auto both = in.parse({"--tls-cert", "/c.pem", "--tls-key", "/k.pem"});
+  REQUIRE(both);
+  CHECK(both->config.tls_cert == "/c.pem");
+}
+
+TEST_CASE("hardening settings parse and name their bounds",
+          "[config][security]") {
+  auto r = inputs{}.parse(
+    {"--allowed-origins", "https://app.example:8443,tools.example",
+     "--max-header-bytes", "4096", "--max-argument-bytes", "2048",
+     "--read-timeout-s", "5", "--write-timeout-s", "6",
+     "--keep-alive-timeout-s", "7", "--max-sessions", "100",
+     "--session-idle-timeout-s", "60", "--log-format", "json",
+     "--metrics-auth", "false"});
+  REQUIRE(r);
+  const auto& c = r->config;
+  CHECK(c.allowed_origins
+        == std::vector<std::string>{"https://app.example:8443",
+                                    "tools.example"});
+  CHECK(c.max_header_bytes == 4096);
+  CHECK(c.max_argument_bytes == 2048);
+  CHECK(c.read_timeout_s == 5);
+  CHECK(c.write_timeout_s == 6);
+  CHECK(c.keep_alive_timeout_s == 7);
+  CHECK(c.max_sessions == 100);
+  CHECK(c.session_idle_timeout_s == 60);
+  CHECK(c.log_format == "json");
+  CHECK_FALSE(c.metrics_auth);
+  auto format = inputs{}.parse({"--log-format", "xml"});
+  REQUIRE_FALSE(format);
+  CHECK_THAT(format.error().message, Catch::Contains("--log-format"));
+  CHECK_FALSE(inputs{}.parse({"--read-timeout-s", "0"}));
+  CHECK_FALSE(inputs{}.parse({"--max-sessions", "0"}));
+}
+
+TEST_CASE("the environment overrides no setting", "[config]") {
+  inputs in;
+  // Whatever the environment holds, only the two API keys are read.
+  for (const char* name : {"PORT", "TRANSITD_PORT", "TRANSITD_BIND", "BIND",
+                           "TRANSITD_LOG_LEVEL", "LOG_LEVEL", "port"})
+    in.env[name] = "9999";
+  in.files["/c"] = "port = 9100\n";
+  auto r = in.parse({"--config", "/c"});
+  REQUIRE(r);
+  CHECK(r->config.port == 9100);
+  CHECK(r->config.bind == "127.0.0.1");
+  CHECK(r->config.log_level == "info");
+  CHECK(r->config.digitransit_api_key.empty());
 }

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include <catch2/catch.hpp>
+#include <spdlog/spdlog.h>
 
 namespace json = boost::json;
 using namespace transitd;
@@ -51,6 +52,15 @@ struct endpoint_fixture {
                                 ctx.correlation_id);
     };
     catalog.add(slow);
+    mcp::tool_spec chatty = echo;
+    chatty.name = "chatty";
+    chatty.run = [](const json::object&, call_context& ctx,
+                    const std::shared_ptr<mcp::cancellation>&) {
+      spdlog::warn("[{}] upstream slow, retrying", ctx.correlation_id);
+      spdlog::error("[{}] upstream failed once", ctx.correlation_id);
+      return mcp::success_outcome(json::object{});
+    };
+    catalog.add(chatty);
     endpoint = std::make_unique<mcp::endpoint>(options, catalog);
   }
 
@@ -275,12 +285,18 @@ TEST_CASE_METHOD(endpoint_fixture, "tools/list paginates with a cursor",
                           R"({"cursor":")" + cursor + R"("})");
   const auto& page2 = second.at("result").as_object();
   CHECK(page2.at("tools").at(0).at("name").as_string() == "slow");
-  CHECK_FALSE(page2.contains("nextCursor"));
+  auto third = paged.rpc(session, "tools/list",
+                         R"({"cursor":")"
+                           + std::string{page2.at("nextCursor").as_string()}
+                           + R"("})");
+  const auto& page3 = third.at("result").as_object();
+  CHECK(page3.at("tools").at(0).at("name").as_string() == "chatty");
+  CHECK_FALSE(page3.contains("nextCursor"));
   auto bad = paged.rpc(session, "tools/list", R"({"cursor":"zzz"})");
   CHECK(bad.at("error").at("code").as_int64() == -32602);
   // Without pagination every tool fits one page.
   auto all = rpc(initialize(), "tools/list");
-  CHECK(all.at("result").at("tools").as_array().size() == 2);
+  CHECK(all.at("result").at("tools").as_array().size() == 3);
   CHECK_FALSE(all.at("result").as_object().contains("nextCursor"));
 }
 
@@ -295,7 +311,7 @@ TEST_CASE_METHOD(endpoint_fixture, "tools/call results follow D2",
   CHECK(content.at("x").as_int64() == 1);
   CHECK(content.at("correlationId").as_string().size() == 36);
   // Without authentication the principal is the session (D17).
-  CHECK(content.at("principal").as_string() == session);
+  CHECK(content.at("principal").as_string() == "session:" + session);
   auto text = result.at("content").at(0).at("text").as_string();
   CHECK(json::parse(text) == json::value(content));
 
@@ -387,4 +403,180 @@ TEST_CASE("the session cap evicts the least recently used idle session",
   CHECK(f.post(ping, {}, a).status == 404);
   CHECK(f.post(ping, {}, b).status == 200);
   CHECK(f.post(ping, {}, c).status == 200);
+}
+
+namespace {
+
+const std::string alice_token = "alice-token-0123456789abcdef";
+const std::string bob_token = "bob-token-0123456789abcdef00";
+
+mcp::endpoint_options with_tokens() {
+  auto tokens = std::make_shared<token_table>();
+  REQUIRE_FALSE(tokens->add("alice", alice_token));
+  REQUIRE_FALSE(tokens->add("bob", bob_token));
+  mcp::endpoint_options options;
+  options.tokens = tokens;
+  return options;
+}
+
+const char* initialize_body = R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})";
+
+std::string session_of(const mcp::http_reply& reply) {
+  for (const auto& [name, value] : reply.headers)
+    if (name == "Mcp-Session-Id")
+      return value;
+  return {};
+}
+
+} // namespace
+
+TEST_CASE("with tokens, every request needs a valid bearer token",
+          "[mcp][security][auth]") {
+  endpoint_fixture f{with_tokens()};
+  auto none = f.post(initialize_body);
+  CHECK(none.status == 401);
+  CHECK(error_code(none) == -32600);
+  bool challenged = false;
+  for (const auto& [name, value] : none.headers)
+    challenged = challenged
+                 || (name == "WWW-Authenticate"
+                     && value.rfind("Bearer", 0) == 0);
+  CHECK(challenged);
+  auto wrong = f.post(initialize_body,
+                      {{"authorization", "Bearer not-a-known-token-at-all"}});
+  CHECK(wrong.status == 401);
+  // The refused token is not echoed back.
+  CHECK(wrong.body.find("not-a-known-token") == std::string::npos);
+  CHECK(f.post(initialize_body, {{"authorization", "Basic " + alice_token}})
+          .status
+        == 401);
+  CHECK(f.post(initialize_body, {{"authorization", "Bearer " + alice_token}})
+          .status
+        == 200);
+  CHECK(f.post(initialize_body, {{"authorization", "bearer  " + alice_token}})
+          .status
+        == 200);
+}
+
+TEST_CASE("a session id is not an authenticator: another token is refused",
+          "[mcp][security][auth]") {
+  endpoint_fixture f{with_tokens()};
+  auto alice = std::pair<std::string, std::string>{"authorization",
+                                                   "Bearer " + alice_token};
+  auto bob = std::pair<std::string, std::string>{"authorization",
+                                                 "Bearer " + bob_token};
+  auto session = session_of(f.post(initialize_body, {alice}));
+  REQUIRE_FALSE(session.empty());
+  auto call = R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{}}})";
+  auto own = f.post(call, {alice}, session);
+  CHECK(own.status == 200);
+  auto stolen = f.post(call, {bob}, session);
+  CHECK(stolen.status == 403);
+  CHECK(stolen.body.find("another token") != std::string::npos);
+  // Without any token the session is no use either.
+  CHECK(f.post(call, {}, session).status == 401);
+  // Nor can bob end alice's session.
+  mcp::http_request del;
+  del.method = "DELETE";
+  del.headers = {{"host", "127.0.0.1"}, {"mcp-session-id", session}, bob};
+  CHECK(f.endpoint->handle(del).status == 403);
+  CHECK(f.post(call, {alice}, session).status == 200);
+}
+
+TEST_CASE("with tokens, the principal is the token's, across sessions (D17)",
+          "[mcp][security][auth]") {
+  endpoint_fixture f{with_tokens()};
+  auto alice = std::pair<std::string, std::string>{"authorization",
+                                                   "Bearer " + alice_token};
+  auto bob = std::pair<std::string, std::string>{"authorization",
+                                                 "Bearer " + bob_token};
+  auto principal_of = [&](const std::pair<std::string, std::string>& who) {
+    auto session = session_of(f.post(initialize_body, {who}));
+    auto reply = f.post(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{}}})",
+                        {who}, session);
+    REQUIRE(reply.status == 200);
+    return std::string{json::parse(reply.body)
+                         .at("result")
+                         .at("structuredContent")
+                         .at("principal")
+                         .as_string()};
+  };
+  auto a1 = principal_of(alice);
+  auto a2 = principal_of(alice);
+  CHECK(a1 == "user:alice");
+  CHECK(a2 == a1);
+  CHECK(principal_of(bob) == "user:bob");
+}
+
+TEST_CASE("header and argument sizes are bounded", "[mcp][security]") {
+  mcp::endpoint_options options;
+  options.max_headers = 10;
+  options.max_header_bytes = 1024;
+  options.max_argument_bytes = 100;
+  endpoint_fixture f{options};
+  CHECK(f.post(initialize_body, {{"x-big", std::string(2000, 'a')}}).status
+        == 431);
+  std::vector<std::pair<std::string, std::string>> many;
+  for (int i = 0; i < 12; ++i)
+    many.emplace_back("x-h" + std::to_string(i), "v");
+  CHECK(f.post(initialize_body, many).status == 431);
+  auto session = f.initialize();
+  auto big = f.rpc(session, "tools/call",
+                   R"({"name":"echo","arguments":{"text":")"
+                     + std::string(200, 'x') + R"("}})");
+  CHECK(big.at("error").at("code").as_int64() == -32602);
+  CHECK_THAT(std::string{big.at("error").at("message").as_string()},
+             Catch::Contains("at most 100"));
+  auto small = f.rpc(session, "tools/call",
+                     R"({"name":"echo","arguments":{"text":"ok"}})");
+  CHECK(small.contains("result"));
+}
+
+TEST_CASE("allowed origins are configurable apart from hosts",
+          "[mcp][security]") {
+  mcp::endpoint_options options;
+  options.allowed_origins = {"https://app.example:8443", "tools.example"};
+  endpoint_fixture f{options};
+  CHECK(f.post(initialize_body, {{"origin", "https://app.example:8443"}})
+          .status
+        == 200);
+  CHECK(f.post(initialize_body, {{"origin", "https://app.example"}}).status
+        == 403);
+  CHECK(f.post(initialize_body, {{"origin", "http://tools.example:1"}})
+          .status
+        == 200);
+  // Loopback origins are no longer in the list.
+  CHECK(f.post(initialize_body, {{"origin", "http://localhost"}}).status
+        == 403);
+  // Requests without an Origin (non-browser agents) are unaffected.
+  CHECK(f.post(initialize_body).status == 200);
+}
+
+TEST_CASE_METHOD(endpoint_fixture,
+                 "logging/setLevel: the session gets its calls' log lines as "
+                 "notifications/message",
+                 "[mcp][logging]") {
+  auto session = initialize();
+  auto call = R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"chatty","arguments":{}}})";
+  // Before setLevel: a plain JSON reply, no log lines.
+  auto quiet = post(call, {}, session);
+  CHECK(quiet.content_type == "application/json");
+  CHECK(quiet.body.find("notifications/message") == std::string::npos);
+  rpc(session, "logging/setLevel", R"({"level":"warning"})");
+  auto chatty = post(call, {}, session);
+  CHECK(chatty.content_type == "text/event-stream");
+  CHECK_THAT(chatty.body, Catch::Contains("\"method\":\"notifications/message\""));
+  CHECK_THAT(chatty.body, Catch::Contains("\"level\":\"warning\""));
+  CHECK_THAT(chatty.body, Catch::Contains("upstream slow, retrying"));
+  CHECK_THAT(chatty.body, Catch::Contains("\"level\":\"error\""));
+  // The log lines come before the result.
+  CHECK(chatty.body.find("notifications/message")
+        < chatty.body.find("\"result\""));
+  rpc(session, "logging/setLevel", R"({"level":"error"})");
+  auto errors_only = post(call, {}, session);
+  CHECK(errors_only.body.find("retrying") == std::string::npos);
+  CHECK_THAT(errors_only.body, Catch::Contains("upstream failed once"));
+  // Another session that set no level is unaffected.
+  auto other = initialize();
+  CHECK(post(call, {}, other).content_type == "application/json");
 }

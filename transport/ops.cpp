@@ -1,0 +1,107 @@
+#include "transport/ops.hpp"
+
+#include <caf/scoped_actor.hpp>
+
+#include "actors/ids.hpp"
+
+namespace json = boost::json;
+
+namespace transitd {
+
+ops_endpoints::ops_endpoints(caf::actor_system& system,
+                             transitd::engine engine,
+                             const mcp::endpoint& endpoint,
+                             ops_options options)
+  : system_(system),
+    engine_(std::move(engine)),
+    endpoint_(endpoint),
+    options_(std::move(options)) {
+}
+
+std::vector<std::pair<std::string, int64_t>>
+ops_endpoints::collect_counters() const {
+  std::vector<std::pair<std::string, int64_t>> out;
+  caf::scoped_actor self{system_};
+  for (const auto& source : engine_.counter_sources()) {
+    if (!source)
+      continue;
+    self->request(source, options_.timeout, get_counters{})
+      .receive(
+        [&](counters& c) {
+          for (auto& value : c.values)
+            out.push_back(std::move(value));
+        },
+        [](caf::error&) {});
+  }
+  return out;
+}
+
+mcp::http_reply
+ops_endpoints::metrics(const mcp::http_request& request) const {
+  if (options_.metrics_auth) {
+    std::string principal;
+    if (auto refused = endpoint_.authenticate(request, principal))
+      return *refused;
+  }
+  std::string out;
+  out.reserve(16 * 1024);
+  append_gauge(out, "transitd_sessions_open", "Open MCP sessions.",
+               static_cast<double>(endpoint_.session_count()));
+  endpoint_.metrics().append_prometheus(out);
+  append_engine_metrics(out, collect_counters());
+  mcp::http_reply reply;
+  reply.content_type = "text/plain; version=0.0.4; charset=utf-8";
+  reply.body = std::move(out);
+  return reply;
+}
+
+mcp::http_reply ops_endpoints::ready(const mcp::http_request&) const {
+  json::object checks;
+  bool ready = true;
+  // Station data: loaded at start, reported by STATION_TOILETS.
+  int64_t loaded = -1;
+  int64_t stations = 0;
+  for (const auto& [name, value] : collect_counters()) {
+    if (name == "station_data.loaded")
+      loaded = value;
+    else if (name == "station_data.stations")
+      stations = value;
+  }
+  if (loaded == 1) {
+    checks["stationData"] = "ok: " + std::to_string(stations) + " stations";
+  } else {
+    ready = false;
+    checks["stationData"] = loaded == 0 ? "not loaded" : "no answer";
+  }
+  // Store: a real read through VARIABLE_STORE (a principal no caller can
+  // have: callers are "user:..." or "session:...").
+  {
+    caf::scoped_actor self{system_};
+    get_variables_request probe;
+    probe.context.correlation_id = make_uuid_v4();
+    probe.context.principal = "readyz";
+    std::string store = "no answer";
+    self->request(engine_.variable_store, options_.timeout, std::move(probe))
+      .receive([&](get_variables_reply&) { store = "ok"; },
+               [&](caf::error& err) {
+                 store = "error: " + to_failure(err).message;
+               });
+    if (store != "ok")
+      ready = false;
+    checks["store"] = store;
+  }
+  json::object providers;
+  for (const auto& [name, how] : options_.providers)
+    providers[name] = how;
+  checks["providers"] = std::move(providers);
+  json::object body;
+  body["status"] = ready ? "ready" : "not ready";
+  body["checks"] = std::move(checks);
+  mcp::http_reply reply;
+  reply.status = ready ? 200 : 503;
+  reply.content_type = "application/json";
+  reply.body = json::serialize(body);
+  return reply;
+}
+
+} // namespace transitd
