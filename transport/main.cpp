@@ -24,7 +24,9 @@
 #include "transport/config.hpp"
 #include "transport/gateway.hpp"
 #include "transport/http_server.hpp"
+#include "transport/logging.hpp"
 #include "transport/mcp.hpp"
+#include "transport/ops.hpp"
 #include "transport/tools.hpp"
 
 namespace {
@@ -63,8 +65,16 @@ int main(int argc, char** argv) {
     return 0;
   }
   auto cfg = parsed->config;
-  spdlog::set_level(spdlog::level::from_str(cfg.log_level));
-  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e%z %^%l%$ %v");
+  configure_logging(cfg.log_level, cfg.log_format);
+  if (cfg.tokens)
+    spdlog::info("authentication on: {} bearer token(s) from {}",
+                 cfg.tokens->size(), cfg.auth_tokens_file);
+  const std::string insecure_warning
+    = "serving " + cfg.bind
+      + " WITHOUT authentication (--insecure): anyone who can reach this "
+        "port can use every tool and every saved variable";
+  if (cfg.insecure && !cfg.tokens && !is_loopback_address(cfg.bind))
+    spdlog::warn("{}", insecure_warning);
 
   // Embedded default: the mock upstream, in-process, for every provider
   // that has neither a key nor an explicit URL (or all with --demo).
@@ -196,27 +206,67 @@ int main(int argc, char** argv) {
   auto catalog = mcp::make_tool_catalog(gw);
   mcp::endpoint_options endpoint_opts;
   endpoint_opts.allowed_hosts = cfg.allowed_hosts;
+  endpoint_opts.allowed_origins = cfg.allowed_origins;
+  endpoint_opts.tokens = cfg.tokens;
   endpoint_opts.max_body_bytes = cfg.max_body_bytes;
+  endpoint_opts.max_header_bytes = cfg.max_header_bytes;
+  endpoint_opts.max_argument_bytes = cfg.max_argument_bytes;
+  endpoint_opts.max_sessions = cfg.max_sessions;
+  endpoint_opts.session_idle_timeout
+    = std::chrono::seconds{cfg.session_idle_timeout_s};
   endpoint_opts.tool_timeout_ms = cfg.tool_timeout_ms;
   endpoint_opts.tool_timeouts_ms = cfg.tool_timeouts_ms;
   mcp::endpoint endpoint{endpoint_opts, catalog};
+
+  ops_options ops_opts;
+  ops_opts.metrics_auth = cfg.metrics_auth;
+  auto provider = [](bool on_demo, bool has_key, bool key_required) {
+    return on_demo    ? std::string{"demo"}
+           : has_key || !key_required ? std::string{"live"}
+                      : std::string{"live, no key: its calls answer "
+                                    "UPSTREAM_ERROR"};
+  };
+  ops_opts.providers = {
+    {"digitransit-routing",
+     provider(routing_demo, !cfg.digitransit_api_key.empty(), false)},
+    {"digitransit-geocoding",
+     provider(geocoding_demo, !cfg.digitransit_api_key.empty(), false)},
+    {"tfl", provider(tfl_demo, !cfg.tfl_api_key.empty(), true)},
+    {"station-data", station_dir.empty() ? "built-in demo set" : station_dir}};
+  ops_endpoints ops{system, engine, endpoint, ops_opts};
 
   http_server_options server_opts;
   server_opts.bind = cfg.bind;
   server_opts.port = cfg.port;
   server_opts.threads = cfg.http_threads;
   server_opts.max_body_bytes = cfg.max_body_bytes;
-  http_server server{server_opts, endpoint};
+  server_opts.read_timeout_seconds = cfg.read_timeout_s;
+  server_opts.write_timeout_seconds = cfg.write_timeout_s;
+  server_opts.keep_alive_timeout_seconds = cfg.keep_alive_timeout_s;
+  server_opts.tls_cert = cfg.tls_cert;
+  server_opts.tls_key = cfg.tls_key;
+  http_routes routes;
+  routes.mcp = [&endpoint](const mcp::http_request& r) {
+    return endpoint.handle(r);
+  };
+  routes.metrics = [&ops](const mcp::http_request& r) {
+    return ops.metrics(r);
+  };
+  routes.ready = [&ops](const mcp::http_request& r) { return ops.ready(r); };
+  std::unique_ptr<http_server> server_holder;
   int port = 0;
   try {
-    port = server.bind();
+    server_holder = std::make_unique<http_server>(server_opts, routes);
+    port = server_holder->bind();
   } catch (const std::exception& ex) {
     std::cerr << "transitd: " << ex.what() << "\n";
     gw.stop();
     engine.shutdown();
     return 1;
   }
-  spdlog::info("transitd listening on http://{}:{}/mcp", cfg.bind, port);
+  auto& server = *server_holder;
+  spdlog::info("transitd listening on {}://{}:{}/mcp",
+               cfg.tls_cert.empty() ? "http" : "https", cfg.bind, port);
 
   // Graceful shutdown: on SIGTERM/SIGINT stop accepting, let the calls in
   // flight finish for up to shutdown-grace-ms, then cancel what is left.
@@ -226,7 +276,14 @@ int main(int argc, char** argv) {
   auto grace = std::chrono::milliseconds{cfg.shutdown_grace_ms};
   std::thread signal_waiter{[&, signals] {
     int received = 0;
-    sigwait(&signals, &received);
+    if (cfg.insecure && !cfg.tokens && !is_loopback_address(cfg.bind)) {
+      // --insecure is warned about at start and then every hour.
+      timespec hour{3600, 0};
+      while ((received = sigtimedwait(&signals, nullptr, &hour)) < 0)
+        spdlog::warn("{}", insecure_warning);
+    } else {
+      sigwait(&signals, &received);
+    }
     spdlog::info("received {}, shutting down: no new connections, calls in "
                  "flight get up to {} ms",
                  strsignal(received), grace.count());

@@ -4,12 +4,45 @@
 #include <caf/actor_system_config.hpp>
 #include <catch2/catch.hpp>
 #include <httplib.h>
+#include <openssl/pem.h>
+#include <openssl/rsa.h>
+#include <openssl/x509.h>
 
 #include "transport/tools.hpp"
 
 namespace json = boost::json;
 
 namespace transitd::test {
+
+std::pair<std::string, std::string>
+write_self_signed_certificate(const std::string& directory) {
+  auto* key = EVP_RSA_gen(2048);
+  REQUIRE(key != nullptr);
+  auto* cert = X509_new();
+  ASN1_INTEGER_set(X509_get_serialNumber(cert), 1);
+  X509_gmtime_adj(X509_getm_notBefore(cert), -60);
+  X509_gmtime_adj(X509_getm_notAfter(cert), 3600);
+  X509_set_pubkey(cert, key);
+  auto* name = X509_get_subject_name(cert);
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
+                             reinterpret_cast<const unsigned char*>("localhost"),
+                             -1, -1, 0);
+  X509_set_issuer_name(cert, name);
+  REQUIRE(X509_sign(cert, key, EVP_sha256()) > 0);
+  auto cert_path = directory + "/cert.pem";
+  auto key_path = directory + "/key.pem";
+  auto* out = std::fopen(cert_path.c_str(), "w");
+  REQUIRE(out != nullptr);
+  PEM_write_X509(out, cert);
+  std::fclose(out);
+  out = std::fopen(key_path.c_str(), "w");
+  REQUIRE(out != nullptr);
+  PEM_write_PrivateKey(out, key, nullptr, nullptr, 0, nullptr, nullptr);
+  std::fclose(out);
+  X509_free(cert);
+  EVP_PKEY_free(key);
+  return {cert_path, key_path};
+}
 
 daemon_harness::daemon_harness(harness_options options) {
   mock_.start("127.0.0.1", 0, 32);
@@ -57,11 +90,26 @@ daemon_harness::daemon_harness(harness_options options) {
   mcp::endpoint_options endpoint_opts;
   endpoint_opts.tool_timeout_ms = options.tool_timeout_ms;
   endpoint_opts.tool_timeouts_ms.clear();
+  endpoint_opts.tokens = options.tokens;
   endpoint_ = std::make_unique<mcp::endpoint>(endpoint_opts, *catalog_);
+  ops_options ops_opts;
+  ops_opts.providers = {{"digitransit-routing", "live"}};
+  ops_ = std::make_unique<ops_endpoints>(*system_, engine_, *endpoint_,
+                                         ops_opts);
   http_server_options server_opts;
   server_opts.port = 0;
   server_opts.threads = 16;
-  server_ = std::make_unique<http_server>(server_opts, *endpoint_);
+  server_opts.tls_cert = options.tls_cert;
+  server_opts.tls_key = options.tls_key;
+  http_routes routes;
+  routes.mcp = [this](const mcp::http_request& r) {
+    return endpoint_->handle(r);
+  };
+  routes.metrics = [this](const mcp::http_request& r) {
+    return ops_->metrics(r);
+  };
+  routes.ready = [this](const mcp::http_request& r) { return ops_->ready(r); };
+  server_ = std::make_unique<http_server>(server_opts, routes);
   port_ = server_->bind();
   server_thread_ = std::thread{[this] { server_->run(); }};
 }
@@ -85,8 +133,12 @@ json::value http_result::json() const {
   return json::parse(body);
 }
 
-mcp_client::mcp_client(int port)
-  : client_(std::make_unique<httplib::Client>("127.0.0.1", port)) {
+mcp_client::mcp_client(int port, bool tls)
+  : client_(std::make_unique<httplib::Client>(
+    (tls ? "https://127.0.0.1:" : "http://127.0.0.1:")
+    + std::to_string(port))) {
+  // The test's own self-signed certificate.
+  client_->enable_server_certificate_verification(false);
   client_->set_keep_alive(true);
   client_->set_tcp_nodelay(true);
   client_->set_read_timeout(20, 0);
@@ -99,6 +151,8 @@ http_result mcp_client::post(const std::string& body,
   httplib::Headers headers{{"Accept", "application/json, text/event-stream"}};
   if (!session_id.empty())
     headers.emplace("Mcp-Session-Id", session_id);
+  if (!bearer.empty())
+    headers.emplace("Authorization", "Bearer " + bearer);
   std::string content_type = "application/json";
   for (const auto& [name, value] : extra) {
     if (name == "Content-Type")
@@ -122,10 +176,27 @@ http_result mcp_client::post(const json::object& message,
   return post(json::serialize(message), extra);
 }
 
+http_result mcp_client::get(const std::string& path) {
+  httplib::Headers headers;
+  if (!bearer.empty())
+    headers.emplace("Authorization", "Bearer " + bearer);
+  auto res = client_->Get(path.c_str(), headers);
+  http_result out;
+  if (!res)
+    return out;
+  out.status = res->status;
+  out.body = res->body;
+  for (const auto& [k, v] : res->headers)
+    out.headers.emplace(k, v);
+  return out;
+}
+
 http_result mcp_client::del() {
   httplib::Headers headers;
   if (!session_id.empty())
     headers.emplace("Mcp-Session-Id", session_id);
+  if (!bearer.empty())
+    headers.emplace("Authorization", "Bearer " + bearer);
   auto res = client_->Delete("/mcp", headers);
   http_result out;
   if (res) {

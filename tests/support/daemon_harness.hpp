@@ -16,6 +16,7 @@
 #include "transport/gateway.hpp"
 #include "transport/http_server.hpp"
 #include "transport/mcp.hpp"
+#include "transport/ops.hpp"
 
 namespace httplib {
 class Client;
@@ -49,6 +50,11 @@ struct harness_options {
   double routing_tps = 0;
   /// HTTP workers per upstream.
   std::size_t http_workers = 4;
+  /// Bearer tokens (null: no authentication).
+  std::shared_ptr<const token_table> tokens;
+  /// PEM files: serve HTTPS.
+  std::string tls_cert;
+  std::string tls_key;
 };
 
 class daemon_harness {
@@ -80,6 +86,7 @@ private:
   std::unique_ptr<gateway> gateway_;
   std::unique_ptr<mcp::tool_catalog> catalog_;
   std::unique_ptr<mcp::endpoint> endpoint_;
+  std::unique_ptr<ops_endpoints> ops_;
   std::unique_ptr<http_server> server_;
   std::thread server_thread_;
   int port_ = 0;
@@ -95,7 +102,7 @@ struct http_result {
 
 class mcp_client {
 public:
-  explicit mcp_client(int port);
+  explicit mcp_client(int port, bool tls = false);
   ~mcp_client();
 
   /// POSTs a raw body to /mcp with the session header when there is one.
@@ -104,6 +111,8 @@ public:
   http_result post(const boost::json::object& message,
                    const std::map<std::string, std::string>& headers = {});
   http_result del();
+  /// GET of another path (/metrics, /readyz, /healthz).
+  http_result get(const std::string& path);
 
   /// Runs initialize + notifications/initialized; returns the session id.
   std::string initialize(const std::string& version = "2025-11-25");
@@ -114,11 +123,18 @@ public:
                                 const boost::json::object& arguments);
 
   std::string session_id;
+  /// Sent as "Authorization: Bearer ..." when set.
+  std::string bearer;
 
 private:
   std::unique_ptr<httplib::Client> client_;
   int next_id_ = 1;
 };
+
+/// Writes a fresh self-signed certificate for 127.0.0.1/localhost and its
+/// key as PEM files in `directory`; returns {cert path, key path}.
+std::pair<std::string, std::string>
+write_self_signed_certificate(const std::string& directory);
 
 /// get_departures arguments for a stop id.
 boost::json::object departures_args(const std::string& stop = "HSL:1040129",

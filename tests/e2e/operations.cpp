@@ -1,0 +1,225 @@
+// Security and operations end to end over real HTTP(S): bearer tokens and
+// principal isolation of saved variables, TLS with a certificate the test
+// makes, /metrics and /readyz.
+
+#include <filesystem>
+
+#include <catch2/catch.hpp>
+
+#include "support/daemon_harness.hpp"
+
+namespace json = boost::json;
+using namespace transitd;
+using test::daemon_harness;
+using test::mcp_client;
+using Catch::Contains;
+
+namespace {
+
+const std::string alice_token = "alice-e2e-token-0123456789";
+const std::string bob_token = "bob-e2e-token-0123456789ab";
+
+std::shared_ptr<const token_table> two_principals() {
+  auto tokens = std::make_shared<token_table>();
+  REQUIRE_FALSE(tokens->add("alice", alice_token));
+  REQUIRE_FALSE(tokens->add("bob", bob_token));
+  return tokens;
+}
+
+json::object save_home() {
+  return json::object{
+    {"key", "home"},
+    {"type", "location"},
+    {"value", json::object{{"lat", 60.17}, {"lon", 24.94}}}};
+}
+
+std::string scratch_dir(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path()
+             / ("transitd-test-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+} // namespace
+
+TEST_CASE("e2e: one principal cannot read, list, change or delete "
+          "another's variables",
+          "[e2e][security][auth]") {
+  test::harness_options options;
+  options.tokens = two_principals();
+  daemon_harness daemon{options};
+  mcp_client anonymous{daemon.port()};
+  CHECK(anonymous
+          .post(json::object{{"jsonrpc", "2.0"},
+                             {"id", 1},
+                             {"method", "initialize"},
+                             {"params", json::object{{"protocolVersion",
+                                                      "2025-11-25"}}}})
+          .status
+        == 401);
+  mcp_client alice{daemon.port()};
+  alice.bearer = alice_token;
+  alice.initialize();
+  CHECK_FALSE(alice.call_tool("save_user_variable", save_home())
+                .at("isError")
+                .as_bool());
+  mcp_client bob{daemon.port()};
+  bob.bearer = bob_token;
+  bob.initialize();
+  // Read and list: nothing of alice's.
+  CHECK(test::structured(bob.call_tool("get_user_variables", json::object{}))
+          .at("variables")
+          .as_array()
+          .empty());
+  CHECK(test::structured(bob.call_tool("get_user_variables",
+                                       json::object{{"key", "home"}}))
+          .at("variables")
+          .as_array()
+          .empty());
+  // Use a label: refused as unknown.
+  auto label = test::tool_error(bob.call_tool(
+    "find_stops", json::object{{"coordinate", "home"}}));
+  CHECK(label.at("code") == "validation-error");
+  // Change: bob's save makes bob's own variable, alice's is untouched.
+  auto bobs = save_home();
+  bobs["value"] = json::object{{"lat", 60.2}, {"lon", 25.0}};
+  bob.call_tool("save_user_variable", bobs);
+  // Delete: bob deletes his own, not alice's.
+  CHECK(test::structured(bob.call_tool("delete_user_variable",
+                                       json::object{{"key", "home"}}))
+          .at("deleted")
+          .as_bool());
+  CHECK_FALSE(test::structured(bob.call_tool("delete_user_variable",
+                                             json::object{{"key", "home"}}))
+                .at("deleted")
+                .as_bool());
+  // Alice, in a new session with the same token, still has hers.
+  mcp_client alice_again{daemon.port()};
+  alice_again.bearer = alice_token;
+  alice_again.initialize();
+  auto mine = test::structured(
+    alice_again.call_tool("get_user_variables", json::object{}));
+  REQUIRE(mine.at("variables").as_array().size() == 1);
+  CHECK(mine.at("variables").at(0).at("value").at("lat").as_double()
+        == Approx(60.17));
+  // A session id is not an authenticator: alice's session with bob's token
+  // is refused.
+  mcp_client thief{daemon.port()};
+  thief.bearer = bob_token;
+  thief.session_id = alice.session_id;
+  auto stolen = thief.post(json::object{
+    {"jsonrpc", "2.0"},
+    {"id", 9},
+    {"method", "tools/call"},
+    {"params", json::object{{"name", "get_user_variables"},
+                            {"arguments", json::object{}}}}});
+  CHECK(stolen.status == 403);
+  CHECK(stolen.body.find("60.17") == std::string::npos);
+  CHECK(thief.del().status == 403);
+}
+
+TEST_CASE("e2e: TLS with a self-signed certificate", "[e2e][security][tls]") {
+  auto dir = scratch_dir("tls");
+  auto [cert, key] = test::write_self_signed_certificate(dir);
+  test::harness_options options;
+  options.tls_cert = cert;
+  options.tls_key = key;
+  daemon_harness daemon{options};
+  mcp_client client{daemon.port(), true};
+  client.initialize();
+  auto result = client.call_tool("get_departures", test::departures_args());
+  CHECK_FALSE(result.at("isError").as_bool());
+  // Plain HTTP to the TLS port gets no MCP answer.
+  mcp_client plain{daemon.port()};
+  CHECK(plain.get("/healthz").status != 200);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("e2e: a TLS key that does not load stops the server with a clear "
+          "error",
+          "[e2e][security][tls]") {
+  auto dir = scratch_dir("badtls");
+  test::harness_options options;
+  options.tls_cert = dir + "/missing-cert.pem";
+  options.tls_key = dir + "/missing-key.pem";
+  CHECK_THROWS_WITH(daemon_harness{options}, Contains("missing-cert.pem"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("e2e: /metrics counts calls, upstream work and sessions",
+          "[e2e][ops][metrics]") {
+  test::harness_options options;
+  options.cache = true;
+  daemon_harness daemon{options};
+  mcp_client client{daemon.port()};
+  client.initialize();
+  client.call_tool("get_departures", test::departures_args());
+  client.call_tool("get_departures", test::departures_args());
+  client.call_tool("get_departures", json::object{{"stop", 5}});
+  auto metrics = client.get("/metrics");
+  REQUIRE(metrics.status == 200);
+  CHECK_THAT(metrics.header("Content-Type"), Contains("text/plain"));
+  const auto& m = metrics.body;
+  CHECK_THAT(m, Contains("transitd_sessions_open 1\n"));
+  CHECK_THAT(m, Contains("transitd_tool_calls_total{tool=\"get_departures\","
+                         "code=\"ok\"} 2\n"));
+  CHECK_THAT(m, Contains("transitd_tool_calls_total{tool=\"get_departures\","
+                         "code=\"validation-error\"} 1\n"));
+  CHECK_THAT(m, Contains("transitd_tool_call_duration_seconds_count{tool="
+                         "\"get_departures\"} 3\n"));
+  CHECK_THAT(m, Contains("transitd_upstream_calls_total{upstream="
+                         "\"digitransit-routing\"} 1\n"));
+  CHECK_THAT(m, Contains("transitd_cache_hits_total{cache=\"timetable."
+                         "departures\"} 1\n"));
+  CHECK_THAT(m, Contains("transitd_cache_misses_total{cache=\"timetable."
+                         "departures\"} 1\n"));
+  CHECK_THAT(m, Contains("transitd_tool_calls_in_flight 0\n"));
+  CHECK_THAT(m, Contains("transitd_station_data_loaded 1\n"));
+}
+
+TEST_CASE("e2e: /metrics is behind authentication when tokens are on",
+          "[e2e][ops][metrics][auth]") {
+  test::harness_options options;
+  options.tokens = two_principals();
+  daemon_harness daemon{options};
+  mcp_client client{daemon.port()};
+  CHECK(client.get("/metrics").status == 401);
+  client.bearer = "wrong-token-0123456789abcdef";
+  CHECK(client.get("/metrics").status == 401);
+  client.bearer = alice_token;
+  CHECK(client.get("/metrics").status == 200);
+  // Liveness and readiness stay open for probes.
+  client.bearer.clear();
+  CHECK(client.get("/healthz").status == 200);
+  CHECK(client.get("/readyz").status == 200);
+}
+
+TEST_CASE("e2e: /readyz reports station data, store and providers",
+          "[e2e][ops][ready]") {
+  {
+    daemon_harness daemon;
+    mcp_client client{daemon.port()};
+    auto ready = client.get("/readyz");
+    REQUIRE(ready.status == 200);
+    auto body = ready.json().as_object();
+    CHECK(body.at("status") == "ready");
+    CHECK_THAT(std::string{body.at("checks").at("stationData").as_string()},
+               Contains("ok"));
+    CHECK(body.at("checks").at("store") == "ok");
+    CHECK(body.at("checks").at("providers").at("digitransit-routing")
+          == "live");
+  }
+  {
+    test::harness_options options;
+    options.station_data = scratch_dir("no-stations");
+    daemon_harness daemon{options};
+    mcp_client client{daemon.port()};
+    auto ready = client.get("/readyz");
+    CHECK(ready.status == 503);
+    auto body = ready.json().as_object();
+    CHECK(body.at("status") == "not ready");
+    CHECK(body.at("checks").at("stationData") == "not loaded");
+    CHECK(body.at("checks").at("store") == "ok");
+    std::filesystem::remove_all(options.station_data);
+  }
+}
