@@ -55,7 +55,54 @@ std::string format_in_zone(int64_t epoch_seconds, std::string_view zone) {
          + suffix;
 }
 
+namespace {
+
+/// "YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)", checked by hand before
+/// date::parse sees it: date reads seconds as a floating-point number and
+/// converting a hostile one (found by tests/fuzz) is undefined behaviour.
+bool iso8601_shape(std::string_view t) {
+  auto digits = [&](std::size_t at, std::size_t n) {
+    if (at + n > t.size())
+      return false;
+    for (std::size_t i = at; i < at + n; ++i)
+      if (t[i] < '0' || t[i] > '9')
+        return false;
+    return true;
+  };
+  if (!digits(0, 4) || t.size() < 19 || t[4] != '-' || !digits(5, 2)
+      || t[7] != '-' || !digits(8, 2) || (t[10] != 'T' && t[10] != 't')
+      || !digits(11, 2) || t[13] != ':' || !digits(14, 2) || t[16] != ':'
+      || !digits(17, 2))
+    return false;
+  std::size_t at = 19;
+  if (at < t.size() && t[at] == '.') {
+    ++at;
+    auto start = at;
+    while (at < t.size() && t[at] >= '0' && t[at] <= '9')
+      ++at;
+    if (at == start || at - start > 9)
+      return false;
+  }
+  auto rest = t.substr(at);
+  if (rest == "Z" || rest == "z")
+    return true;
+  // ±h[h][:mm], as date's %Ez reads it.
+  if (rest.empty() || (rest[0] != '+' && rest[0] != '-'))
+    return false;
+  std::size_t hours = digits(at + 1, 2) ? 2 : digits(at + 1, 1) ? 1 : 0;
+  if (hours == 0)
+    return false;
+  auto minutes = rest.substr(1 + hours);
+  return minutes.empty()
+         || (minutes.size() == 3 && minutes[0] == ':'
+             && digits(at + 2 + hours, 2));
+}
+
+} // namespace
+
 std::optional<int64_t> parse_iso8601(std::string_view text) {
+  if (!iso8601_shape(text))
+    return std::nullopt;
   std::string input{text};
   std::istringstream in{input};
   date::sys_seconds instant;

@@ -71,10 +71,18 @@ std::optional<int64_t> int_at(const json::value& root,
     return std::nullopt;
   if (v->is_int64())
     return v->get_int64();
+  // Numbers that do not fit (or are not finite) are absent, not undefined
+  // behaviour: found by tests/fuzz.
   if (v->is_uint64())
-    return static_cast<int64_t>(v->get_uint64());
-  if (v->is_double())
-    return static_cast<int64_t>(v->get_double());
+    return v->get_uint64() <= static_cast<uint64_t>(INT64_MAX)
+             ? std::optional<int64_t>{static_cast<int64_t>(v->get_uint64())}
+             : std::nullopt;
+  if (v->is_double()) {
+    auto d = v->get_double();
+    if (!(d > -9.2e18 && d < 9.2e18)) // false for NaN too
+      return std::nullopt;
+    return static_cast<int64_t>(d);
+  }
   return std::nullopt;
 }
 
@@ -125,13 +133,24 @@ std::string graphql_body(std::string_view operation, std::string_view query,
 outcome<stop_time> parse_stop_time(const json::value& item) {
   auto service_day = int_at(item, {"serviceDay"});
   auto scheduled = int_at(item, {"scheduledDeparture"});
+  auto realtime_offset = int_at(item, {"realtimeDeparture"});
+  // Seconds since the epoch and within a service day: anything beyond a
+  // few thousand years is garbage (and would overflow when added).
+  constexpr int64_t sane = int64_t{1} << 40;
+  auto in_range = [&](const std::optional<int64_t>& v) {
+    return !v || (*v > -sane && *v < sane);
+  };
   if (!service_day || !scheduled)
     return make_failure(ec::upstream_error,
                         "upstream stop time lacks serviceDay or "
                         "scheduledDeparture");
+  if (!in_range(service_day) || !in_range(scheduled)
+      || !in_range(realtime_offset))
+    return make_failure(ec::upstream_error,
+                        "upstream stop time is out of range");
   stop_time result;
   result.scheduled_departure = *service_day + *scheduled;
-  auto realtime = int_at(item, {"realtimeDeparture"}).value_or(*scheduled);
+  auto realtime = realtime_offset.value_or(*scheduled);
   result.realtime_departure = *service_day + realtime;
   auto state = string_at(item, {"realtimeState"}).value_or("SCHEDULED");
   result.cancelled = state == "CANCELED" || state == "CANCELLED";

@@ -14,6 +14,7 @@ packages=(
   libsqlite3-dev                 # user variable store
   libhowardhinnant-date-dev tzdata  # IANA time zones (Europe/Helsinki offsets)
   curl wrk                       # smoke checks and load benchmarks
+  clang libclang-rt-14-dev       # libFuzzer targets (tests/fuzz)
 )
 
 if [ "$(id -u)" -eq 0 ]; then

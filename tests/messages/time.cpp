@@ -26,5 +26,15 @@ TEST_CASE("ISO 8601 parsing", "[time]") {
   CHECK(parse_iso8601("2025-09-15T10:06:00Z") == 1757930760);
   CHECK(parse_iso8601("2025-09-15T13:06:00+03:00") == 1757930760);
   CHECK_FALSE(parse_iso8601("yesterday"));
+  CHECK(parse_iso8601("2025-09-15T10:06:00.250Z") == 1757930760);
+  CHECK(parse_iso8601("2025-09-15T13:06:00+03") == 1757930760);
+  // Shapes date::parse would read as floating-point seconds are refused
+  // before it sees them (a fuzz finding: NaN seconds were undefined
+  // behaviour).
+  CHECK_FALSE(parse_iso8601("2025-09-15T13:06:nanZ"));
+  CHECK_FALSE(parse_iso8601("2025-09-15T13:06:1e999Z"));
+  CHECK_FALSE(parse_iso8601("2025-09-15T13:06:00.Z"));
+  CHECK_FALSE(parse_iso8601("2025-09-15T13:06:00+3:0"));
+  CHECK_FALSE(parse_iso8601("2025-09-15 13:06:00Z"));
   CHECK_FALSE(parse_iso8601(""));
 }

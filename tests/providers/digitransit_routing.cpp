@@ -352,3 +352,24 @@ TEST_CASE("the plan query uses planConnection with the preferences",
                      "accessibilityScore: Float"})
     CHECK_THAT(schema, Catch::Contains(field));
 }
+
+TEST_CASE("numbers out of range are refused, not undefined behaviour "
+          "(fuzz findings)",
+          "[digitransit][parser][fuzz]") {
+  // A distance of 2.9e99 metres: dropped, not cast.
+  auto stops = digitransit::parse_nearby_stops(
+    R"({"data":{"stopsByRadius":{"edges":[{"node":{"distance":2.88889e99,
+        "stop":{"gtfsId":"HSL:1","name":"A","lat":60.1,"lon":24.9}}}]}}})",
+    1);
+  CHECK(stops);
+  // A service day far beyond any calendar would overflow when added.
+  auto departures = digitransit::parse_departures(
+    R"({"data":{"stop":{"gtfsId":"HSL:1","name":"A","stoptimesWithoutPatterns":[
+        {"serviceDay":9.0e18,"scheduledDeparture":9.0e18,
+         "realtimeDeparture":9.0e18}]}}})",
+    "HSL:1", 1);
+  if (departures)
+    CHECK(departures->stop_times.empty());
+  else
+    CHECK(departures.error().code == ec::upstream_error);
+}

@@ -1,0 +1,9 @@
+// libFuzzer: the Digitransit nearby-stops parser on any response body.
+#include "providers/digitransit_routing.hpp"
+#include "tests/fuzz/common.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  (void)transitd::digitransit::parse_nearby_stops(
+    transitd::fuzz::text(data, size), 1700000000000);
+  return 0;
+}

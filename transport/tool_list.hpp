@@ -1,0 +1,43 @@
+#pragma once
+// The list of tools: each one's MCP face (spec and strict argument parser)
+// with its typed request and reply. The daemon runs them through the
+// gateway (transport/tools.cpp); the MCP fuzz target runs the parsers only.
+
+#include "transport/departures_json.hpp"
+#include "transport/geocode_json.hpp"
+#include "transport/london_json.hpp"
+#include "transport/plan_json.hpp"
+#include "transport/stops_json.hpp"
+#include "transport/tool_catalog.hpp"
+#include "transport/variables_json.hpp"
+
+namespace transitd::mcp {
+
+/// Calls, in catalog order, `v.template tool<Request, Reply>(spec, parse)`
+/// for each tool whose failures are MCP tool errors, and
+/// `v.template london<Request, Reply>(spec, parse, which)` for the London
+/// tools, whose failures render as their success:false envelope.
+template <class Visitor>
+void visit_tools(Visitor& v) {
+  v.template tool<get_departures_request, get_departures_reply>(
+    get_departures_spec(), parse_get_departures);
+  v.template tool<find_stops_request, find_stops_reply>(find_stops_spec(),
+                                                        parse_find_stops);
+  v.template tool<geocode_request, geocode_reply>(geocode_address_spec(),
+                                                  parse_geocode_address);
+  v.template tool<plan_trip_request, plan_trip_reply>(plan_trip_spec(),
+                                                      parse_plan_trip);
+  v.template london<station_toilets_request, station_toilets_reply>(
+    station_toilets_spec(), parse_station_toilets,
+    london_tool::station_toilets);
+  v.template london<journey_plan_request, journey_plan_reply>(
+    plan_journey_spec(), parse_plan_journey, london_tool::plan_journey);
+  v.template tool<save_variable_request, save_variable_reply>(
+    save_user_variable_spec(), parse_save_user_variable);
+  v.template tool<get_variables_request, get_variables_reply>(
+    get_user_variables_spec(), parse_get_user_variables);
+  v.template tool<delete_variable_request, delete_variable_reply>(
+    delete_user_variable_spec(), parse_delete_user_variable);
+}
+
+} // namespace transitd::mcp
