@@ -213,16 +213,7 @@ std::optional<failure> apply(daemon_config& cfg, const std::string& key,
     if (value.empty())
       return bad(where, "needs a directory");
     cfg.data_dir = value;
-  } else if (key == "allowed-origins") {
-    std::vector<std::string> origins;
-    std::stringstream in{value};
-    std::string item;
-    while (std::getline(in, item, ','))
-      if (!item.empty())
-        origins.push_back(item);
-    if (origins.empty())
-      return bad(where, "needs at least one origin or host name");
-    cfg.allowed_origins = std::move(origins);
+
   } else if (key == "auth-tokens-file" || key == "tls-cert"
              || key == "tls-key") {
     if (value.empty())
@@ -279,16 +270,19 @@ std::optional<failure> apply(daemon_config& cfg, const std::string& key,
     if (auto f = parse_count(where, value, 1024, 64 * 1024 * 1024, n))
       return f;
     cfg.max_body_bytes = static_cast<std::size_t>(n);
-  } else if (key == "allowed-hosts") {
-    std::vector<std::string> hosts;
+  } else if (key == "allowed-hosts" || key == "allowed-origins") {
+    std::vector<std::string> names;
     std::stringstream in{value};
     std::string item;
     while (std::getline(in, item, ','))
       if (!item.empty())
-        hosts.push_back(item);
-    if (hosts.empty())
-      return bad(where, "needs at least one host name");
-    cfg.allowed_hosts = std::move(hosts);
+        names.push_back(item);
+    if (names.empty())
+      return bad(where, key == "allowed-hosts"
+                          ? "needs at least one host name"
+                          : "needs at least one origin or host name");
+    (key == "allowed-hosts" ? cfg.allowed_hosts : cfg.allowed_origins)
+      = std::move(names);
   } else if (key == "tool-timeout-ms") {
     if (auto f = parse_count(where, value, 100, 600000, n))
       return f;

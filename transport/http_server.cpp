@@ -112,13 +112,6 @@ mcp::cancellation::peer_probe connection_probe(const httplib::Request& req) {
 
 } // namespace
 
-http_server::http_server(http_server_options options, mcp::endpoint& endpoint)
-  : http_server(std::move(options),
-                http_handler{[&endpoint](const mcp::http_request& request) {
-                  return endpoint.handle(request);
-                }}) {
-}
-
 http_server::http_server(http_server_options options, http_handler handler)
   : http_server(std::move(options), http_routes{std::move(handler), {}, {}}) {
 }

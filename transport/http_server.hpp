@@ -48,9 +48,7 @@ struct http_routes {
 
 class http_server {
 public:
-  /// Serves `endpoint` on /mcp (POST, GET, DELETE) and /healthz.
-  http_server(http_server_options options, mcp::endpoint& endpoint);
-  /// Serves `handler` on /mcp with the same tuning.
+  /// Serves `handler` on /mcp, with /healthz (the benchmark floor).
   http_server(http_server_options options, http_handler handler);
   /// Serves every route given. Throws std::runtime_error when the TLS
   /// certificate or key cannot be loaded.

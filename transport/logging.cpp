@@ -47,6 +47,14 @@ private:
   call_log_tap& tap_;
 };
 
+/// The payload after "[id] ".
+std::string_view after_id(std::string_view payload, std::string_view id) {
+  payload.remove_prefix(id.size() + 2);
+  if (!payload.empty() && payload.front() == ' ')
+    payload.remove_prefix(1);
+  return payload;
+}
+
 } // namespace
 
 std::string_view line_correlation_id(std::string_view payload) {
@@ -71,9 +79,7 @@ std::string json_log_line(spdlog::log_clock::time_point time,
   auto id = line_correlation_id(payload);
   if (!id.empty()) {
     line["correlationId"] = id;
-    payload.remove_prefix(id.size() + 2);
-    if (!payload.empty() && payload.front() == ' ')
-      payload.remove_prefix(1);
+    payload = after_id(payload, id);
   }
   line["message"] = payload;
   return boost::json::serialize(line);
@@ -143,10 +149,7 @@ void call_log_tap::offer(spdlog::level::level_enum level,
   auto it = listeners_.find(std::string{base});
   if (it == listeners_.end() || level < it->second.min_level)
     return;
-  auto message = payload.substr(id.size() + 2);
-  if (!message.empty() && message.front() == ' ')
-    message.remove_prefix(1);
-  it->second.lines.push_back(line{level, std::string{message}});
+  it->second.lines.push_back(line{level, std::string{after_id(payload, id)}});
 }
 
 } // namespace transitd

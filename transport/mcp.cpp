@@ -259,6 +259,7 @@ http_reply endpoint::handle(const http_request& request) {
   if (auto refused = authenticate(request, from.principal))
     return *refused;
   from.peer_closed = request.peer_closed;
+  from.body_bytes = request.body.size();
   if (request.method == "POST")
     return handle_post(request, from);
   if (request.method == "DELETE")
@@ -547,7 +548,10 @@ http_reply endpoint::call_tool(const std::string& session_id,
                                "Invalid params: \"arguments\" must be an "
                                "object"));
     arguments = it->value().get_object();
-    if (auto size = json::serialize(arguments).size();
+    // Arguments are part of the body: only a larger body needs measuring.
+    if (auto size = from.body_bytes > options_.max_argument_bytes
+                      ? json::serialize(arguments).size()
+                      : 0;
         size > options_.max_argument_bytes)
       return json_reply(200, json_rpc::make_error(
                                id, json_rpc::invalid_params,

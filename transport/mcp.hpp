@@ -108,6 +108,8 @@ private:
   struct caller {
     std::string principal;
     cancellation::peer_probe peer_closed;
+    /// Size of the request body: bounds every part of it.
+    std::size_t body_bytes = 0;
   };
 
   struct session {

@@ -25,10 +25,6 @@ tool_function make_runner(gateway& gw, Parse parse) {
   };
 }
 
-} // namespace
-
-namespace {
-
 /// Adds each tool, run through the gateway.
 struct gateway_tools {
   tool_catalog& catalog;

@@ -53,6 +53,51 @@ std::string code_of(const json::object& result) {
     json::parse(text).at("error").at("code").as_string()};
 }
 
+/// Deadlines long enough to outlast a 5-s upstream hang.
+test::harness_options hang_tolerant() {
+  test::harness_options options;
+  options.tool_timeout_ms = 8000;
+  options.upstream_timeout_ms = 6000;
+  return options;
+}
+
+/// Every routing request hangs for 5 s.
+void hang_routing(daemon_harness& daemon) {
+  mock::fault_settings hang;
+  hang.fault = "hang";
+  hang.error_rate = 1;
+  hang.hang_ms = 5000;
+  daemon.mock().set_faults(hang);
+}
+
+/// Polls the routing gate's counters until `done` holds, for up to ~2 s.
+template <class Done>
+bool poll_routing_gate(daemon_harness& daemon, Done done) {
+  auto gate = counters_actor{daemon.engine().routing_gate};
+  for (int i = 0; i < 100; ++i) {
+    auto c = counters_of(daemon, gate);
+    if (done(c))
+      return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return false;
+}
+
+/// One attempt is at a routing worker.
+bool attempt_in_flight(daemon_harness& daemon) {
+  return poll_routing_gate(daemon, [](auto& c) {
+    return c["digitransit-routing.in_flight"] == 1;
+  });
+}
+
+/// The attempt was aborted and its worker is free.
+bool attempt_cancelled(daemon_harness& daemon) {
+  return poll_routing_gate(daemon, [](auto& c) {
+    return c["digitransit-routing.in_flight"] == 0
+           && c["digitransit-routing.cancelled"] == 1;
+  });
+}
+
 } // namespace
 
 TEST_CASE("e2e: 1000 concurrent identical get_departures make one upstream "
@@ -118,15 +163,8 @@ TEST_CASE("e2e: a cached answer over MCP keeps its upstream freshness and "
 
 TEST_CASE("e2e: notifications/cancelled stops the upstream call it started",
           "[e2e][cancel]") {
-  test::harness_options options;
-  options.tool_timeout_ms = 8000;
-  options.upstream_timeout_ms = 6000;
-  daemon_harness daemon{options};
-  mock::fault_settings hang;
-  hang.fault = "hang";
-  hang.error_rate = 1;
-  hang.hang_ms = 5000;
-  daemon.mock().set_faults(hang);
+  daemon_harness daemon{hang_tolerant()};
+  hang_routing(daemon);
   mcp_client client{daemon.port()};
   client.initialize();
   std::atomic<int> status{0};
@@ -143,12 +181,7 @@ TEST_CASE("e2e: notifications/cancelled stops the upstream call it started",
   }};
   // Wait until the attempt is in flight at a worker.
   auto gate = counters_actor{daemon.engine().routing_gate};
-  for (int i = 0; i < 100; ++i) {
-    if (counters_of(daemon, gate)["digitransit-routing.in_flight"] == 1)
-      break;
-    std::this_thread::sleep_for(20ms);
-  }
-  REQUIRE(counters_of(daemon, gate)["digitransit-routing.in_flight"] == 1);
+  REQUIRE(attempt_in_flight(daemon));
   auto started = std::chrono::steady_clock::now();
   auto note = client.post(json::object{
     {"jsonrpc", "2.0"},
@@ -156,15 +189,7 @@ TEST_CASE("e2e: notifications/cancelled stops the upstream call it started",
     {"params", json::object{{"requestId", "slow-1"}, {"reason", "test"}}}});
   CHECK(note.status == 202);
   // The worker is free long before the 5 s hang ends: the call was aborted.
-  bool freed = false;
-  for (int i = 0; i < 100 && !freed; ++i) {
-    auto c = counters_of(daemon, gate);
-    freed = c["digitransit-routing.in_flight"] == 0
-            && c["digitransit-routing.cancelled"] == 1;
-    if (!freed)
-      std::this_thread::sleep_for(10ms);
-  }
-  CHECK(freed);
+  CHECK(attempt_cancelled(daemon));
   CHECK(std::chrono::steady_clock::now() - started < 2s);
   caller.join();
   CHECK(status == 200);
@@ -175,15 +200,8 @@ TEST_CASE("e2e: notifications/cancelled stops the upstream call it started",
 TEST_CASE("e2e: a client that disconnects stops the upstream call it "
           "started",
           "[e2e][cancel]") {
-  test::harness_options options;
-  options.tool_timeout_ms = 8000;
-  options.upstream_timeout_ms = 6000;
-  daemon_harness daemon{options};
-  mock::fault_settings hang;
-  hang.fault = "hang";
-  hang.error_rate = 1;
-  hang.hang_ms = 5000;
-  daemon.mock().set_faults(hang);
+  daemon_harness daemon{hang_tolerant()};
+  hang_routing(daemon);
   mcp_client client{daemon.port()};
   client.initialize();
   // A raw connection, so the test can hang up mid-call.
@@ -212,24 +230,11 @@ TEST_CASE("e2e: a client that disconnects stops the upstream call it "
   REQUIRE(::send(fd, request.data(), request.size(), 0)
           == static_cast<ssize_t>(request.size()));
   auto gate = counters_actor{daemon.engine().routing_gate};
-  for (int i = 0; i < 100; ++i) {
-    if (counters_of(daemon, gate)["digitransit-routing.in_flight"] == 1)
-      break;
-    std::this_thread::sleep_for(20ms);
-  }
-  REQUIRE(counters_of(daemon, gate)["digitransit-routing.in_flight"] == 1);
+  REQUIRE(attempt_in_flight(daemon));
   auto started = std::chrono::steady_clock::now();
   ::close(fd);
   // The worker is freed long before the 5 s hang ends.
-  bool freed = false;
-  for (int i = 0; i < 150 && !freed; ++i) {
-    auto c = counters_of(daemon, gate);
-    freed = c["digitransit-routing.in_flight"] == 0
-            && c["digitransit-routing.cancelled"] == 1;
-    if (!freed)
-      std::this_thread::sleep_for(10ms);
-  }
-  CHECK(freed);
+  CHECK(attempt_cancelled(daemon));
   CHECK(std::chrono::steady_clock::now() - started < 2s);
   CHECK(counters_of(daemon, gate)["digitransit-routing.attempts"] == 1);
   // The session and the server carry on.

@@ -146,21 +146,9 @@ mcp_client::mcp_client(int port, bool tls)
 
 mcp_client::~mcp_client() = default;
 
-http_result mcp_client::post(const std::string& body,
-                             const std::map<std::string, std::string>& extra) {
-  httplib::Headers headers{{"Accept", "application/json, text/event-stream"}};
-  if (!session_id.empty())
-    headers.emplace("Mcp-Session-Id", session_id);
-  if (!bearer.empty())
-    headers.emplace("Authorization", "Bearer " + bearer);
-  std::string content_type = "application/json";
-  for (const auto& [name, value] : extra) {
-    if (name == "Content-Type")
-      content_type = value;
-    else
-      headers.emplace(name, value);
-  }
-  auto res = client_->Post("/mcp", headers, body, content_type.c_str());
+namespace {
+
+http_result to_result(const httplib::Result& res) {
   http_result out;
   if (!res)
     return out;
@@ -169,6 +157,33 @@ http_result mcp_client::post(const std::string& body,
   for (const auto& [k, v] : res->headers)
     out.headers.emplace(k, v);
   return out;
+}
+
+/// The session header (when there is a session) and the bearer token.
+httplib::Headers base_headers(const std::string& session_id,
+                              const std::string& bearer) {
+  httplib::Headers headers;
+  if (!session_id.empty())
+    headers.emplace("Mcp-Session-Id", session_id);
+  if (!bearer.empty())
+    headers.emplace("Authorization", "Bearer " + bearer);
+  return headers;
+}
+
+} // namespace
+
+http_result mcp_client::post(const std::string& body,
+                             const std::map<std::string, std::string>& extra) {
+  auto headers = base_headers(session_id, bearer);
+  headers.emplace("Accept", "application/json, text/event-stream");
+  std::string content_type = "application/json";
+  for (const auto& [name, value] : extra) {
+    if (name == "Content-Type")
+      content_type = value;
+    else
+      headers.emplace(name, value);
+  }
+  return to_result(client_->Post("/mcp", headers, body, content_type.c_str()));
 }
 
 http_result mcp_client::post(const json::object& message,
@@ -177,33 +192,11 @@ http_result mcp_client::post(const json::object& message,
 }
 
 http_result mcp_client::get(const std::string& path) {
-  httplib::Headers headers;
-  if (!bearer.empty())
-    headers.emplace("Authorization", "Bearer " + bearer);
-  auto res = client_->Get(path.c_str(), headers);
-  http_result out;
-  if (!res)
-    return out;
-  out.status = res->status;
-  out.body = res->body;
-  for (const auto& [k, v] : res->headers)
-    out.headers.emplace(k, v);
-  return out;
+  return to_result(client_->Get(path.c_str(), base_headers({}, bearer)));
 }
 
 http_result mcp_client::del() {
-  httplib::Headers headers;
-  if (!session_id.empty())
-    headers.emplace("Mcp-Session-Id", session_id);
-  if (!bearer.empty())
-    headers.emplace("Authorization", "Bearer " + bearer);
-  auto res = client_->Delete("/mcp", headers);
-  http_result out;
-  if (res) {
-    out.status = res->status;
-    out.body = res->body;
-  }
-  return out;
+  return to_result(client_->Delete("/mcp", base_headers(session_id, bearer)));
 }
 
 std::string mcp_client::initialize(const std::string& version) {

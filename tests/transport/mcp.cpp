@@ -419,6 +419,10 @@ mcp::endpoint_options with_tokens() {
   return options;
 }
 
+using header = std::pair<std::string, std::string>;
+const header alice{"authorization", "Bearer " + alice_token};
+const header bob{"authorization", "Bearer " + bob_token};
+
 const char* initialize_body = R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})";
 
 std::string session_of(const mcp::http_reply& reply) {
@@ -461,10 +465,6 @@ TEST_CASE("with tokens, every request needs a valid bearer token",
 TEST_CASE("a session id is not an authenticator: another token is refused",
           "[mcp][security][auth]") {
   endpoint_fixture f{with_tokens()};
-  auto alice = std::pair<std::string, std::string>{"authorization",
-                                                   "Bearer " + alice_token};
-  auto bob = std::pair<std::string, std::string>{"authorization",
-                                                 "Bearer " + bob_token};
   auto session = session_of(f.post(initialize_body, {alice}));
   REQUIRE_FALSE(session.empty());
   auto call = R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{}}})";
@@ -486,11 +486,7 @@ TEST_CASE("a session id is not an authenticator: another token is refused",
 TEST_CASE("with tokens, the principal is the token's, across sessions (D17)",
           "[mcp][security][auth]") {
   endpoint_fixture f{with_tokens()};
-  auto alice = std::pair<std::string, std::string>{"authorization",
-                                                   "Bearer " + alice_token};
-  auto bob = std::pair<std::string, std::string>{"authorization",
-                                                 "Bearer " + bob_token};
-  auto principal_of = [&](const std::pair<std::string, std::string>& who) {
+  auto principal_of = [&](const header& who) {
     auto session = session_of(f.post(initialize_body, {who}));
     auto reply = f.post(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{}}})",
                         {who}, session);
