@@ -4,6 +4,7 @@
 # the official MCP TypeScript SDK server (../shared/anchors), in one run.
 #
 #   bash bench/run.sh [--build DIR] [--duration S] [--soak] [--no-anchor]
+#                     [--targets-only]
 #
 # Prints one table row per (server, tool, mode, connections): requests/s,
 # latency p50/p90/p99, upstream requests, the server's CPU and peak RSS;
@@ -15,12 +16,14 @@ build=$root/build
 duration=8
 soak=false
 anchor=true
+all_tools=true
 while [ $# -gt 0 ]; do
   case $1 in
     --build) build=$(cd "$2" && pwd); shift 2 ;;
     --duration) duration=$2; shift 2 ;;
     --soak) soak=true; shift ;;
     --no-anchor) anchor=false; shift ;;
+    --targets-only) all_tools=false; shift ;; # only the rows the targets use
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -149,6 +152,7 @@ for c in 32 256; do
   measure floor get_departures fixed "$floor_pid" "$floor_port" - "$departures" "$c"
   [ -n "$ts_pid" ] && measure ts-sdk-stateless get_departures fixed "$ts_pid" "$ts_port" - "$departures" "$c"
   measure transitd get_departures cached "$cached_pid" "$cached_port" "$cached_session" "$departures" "$c"
+  $all_tools || continue
   measure transitd get_departures uncached "$uncached_pid" "$uncached_port" "$uncached_session" "$departures" "$c"
   measure transitd find_stops cached "$cached_pid" "$cached_port" "$cached_session" "$stops" "$c"
   measure transitd find_stops uncached "$uncached_pid" "$uncached_port" "$uncached_session" "$stops" "$c"

@@ -55,6 +55,8 @@ const option_spec options[] = {
    "largest tools/call arguments object, serialised (default 65536)"},
   {"read-timeout-s", "N",
    "a connection idle mid-request this long is closed (default 10)"},
+  {"request-timeout-s", "N",
+   "a request must arrive whole within this of its first byte (30)"},
   {"write-timeout-s", "N",
    "a client not reading its reply this long is dropped (default 10)"},
   {"keep-alive-timeout-s", "N",
@@ -229,12 +231,13 @@ std::optional<failure> apply(daemon_config& cfg, const std::string& key,
                                : cfg.max_argument_bytes)
       = static_cast<std::size_t>(n);
   } else if (key == "read-timeout-s" || key == "write-timeout-s"
-             || key == "keep-alive-timeout-s") {
+             || key == "request-timeout-s" || key == "keep-alive-timeout-s") {
     if (auto f = parse_count(where, value, 1, 3600, n))
       return f;
-    (key == "read-timeout-s"    ? cfg.read_timeout_s
-     : key == "write-timeout-s" ? cfg.write_timeout_s
-                                : cfg.keep_alive_timeout_s)
+    (key == "read-timeout-s"      ? cfg.read_timeout_s
+     : key == "write-timeout-s"   ? cfg.write_timeout_s
+     : key == "request-timeout-s" ? cfg.request_timeout_s
+                                  : cfg.keep_alive_timeout_s)
       = static_cast<int>(n);
   } else if (key == "max-sessions") {
     if (auto f = parse_count(where, value, 1, 10000000, n))

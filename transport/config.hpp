@@ -36,6 +36,7 @@ struct daemon_config {
   std::size_t max_argument_bytes = 64 * 1024;
   int read_timeout_s = 10;
   int write_timeout_s = 10;
+  int request_timeout_s = 30;
   int keep_alive_timeout_s = 30;
   std::size_t max_sessions = 10000;
   int session_idle_timeout_s = 3600;

@@ -6,11 +6,19 @@
 #include <utility>
 #include <stdexcept>
 
-#include <dirent.h>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+
 #include <httplib.h>
-#include <netdb.h>
+#include <openssl/ssl.h>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <unistd.h>
+
+#include "transport/http_connection.hpp"
 
 namespace transitd {
 
@@ -30,107 +38,146 @@ void to_httplib(const mcp::http_reply& reply, httplib::Response& res) {
     res.set_content(reply.body, reply.content_type.c_str());
 }
 
-/// The numeric address and port of a socket address, as httplib reports
-/// them in Request::remote_addr / remote_port.
-std::pair<std::string, int> numeric(const sockaddr_storage& addr,
-                                    socklen_t len) {
-  char host[NI_MAXHOST];
-  char port[NI_MAXSERV];
-  if (::getnameinfo(reinterpret_cast<const sockaddr*>(&addr), len, host,
-                    sizeof(host), port, sizeof(port),
-                    NI_NUMERICHOST | NI_NUMERICSERV)
-      != 0)
-    return {{}, -1};
-  return {host, std::atoi(port)};
-}
-
-/// Whether `fd` is the TCP connection from remote_addr:remote_port to our
-/// local_port.
-bool is_connection(int fd, const std::string& remote_addr, int remote_port,
-                   int local_port) {
-  sockaddr_storage peer{};
-  socklen_t len = sizeof(peer);
-  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &len) != 0)
-    return false;
-  if (numeric(peer, len) != std::make_pair(remote_addr, remote_port))
-    return false;
-  sockaddr_storage self{};
-  len = sizeof(self);
-  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&self), &len) != 0)
-    return false;
-  return numeric(self, len).second == local_port;
-}
-
-/// The socket of the connection a request came on. cpp-httplib 0.11 hands
-/// handlers no socket, so we look for the one whose endpoints match; the
-/// pair (remote address and port, local port) names one TCP connection.
-int find_connection(const std::string& remote_addr, int remote_port,
-                    int local_port) {
-  auto* dir = ::opendir("/proc/self/fd");
-  if (dir == nullptr)
-    return -1;
-  int found = -1;
-  while (auto* entry = ::readdir(dir)) {
-    char* end = nullptr;
-    auto fd = std::strtol(entry->d_name, &end, 10);
-    if (end == entry->d_name || *end != '\0' || fd == ::dirfd(dir))
-      continue;
-    if (is_connection(static_cast<int>(fd), remote_addr, remote_port,
-                      local_port)) {
-      found = static_cast<int>(fd);
-      break;
-    }
-  }
-  ::closedir(dir);
-  return found;
-}
-
-/// A probe that answers true once the client of `req` has closed its
-/// connection (or reset it). The socket is looked up on first use only, so
-/// quick calls never pay for it. A client that half-closes (shuts down its
-/// sending side) while waiting counts as gone.
-mcp::cancellation::peer_probe connection_probe(const httplib::Request& req) {
-  struct state {
-    std::string remote_addr;
-    int remote_port;
-    int local_port;
-    int fd = -2; // -2: not looked up yet; -1: not found
-  };
-  auto s = std::make_shared<state>(
-    state{req.remote_addr, req.remote_port, req.local_port});
-  return [s] {
-    if (s->fd == -2)
-      s->fd = find_connection(s->remote_addr, s->remote_port, s->local_port);
-    if (s->fd < 0)
-      return false;
-    pollfd p{s->fd, POLLRDHUP, 0};
+/// A probe that answers true once the client of the calling thread's
+/// request has closed its connection (or reset it). A client that
+/// half-closes (shuts down its sending side) while waiting counts as gone.
+mcp::cancellation::peer_probe connection_probe() {
+  auto* connection = http_connection::current();
+  if (connection == nullptr)
+    return {};
+  int fd = connection->fd();
+  return [fd] {
+    pollfd p{fd, POLLRDHUP, 0};
     if (::poll(&p, 1, 0) <= 0)
       return false;
     return (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0;
   };
 }
 
+/// Marks the calling thread's request as read for as long as its handler
+/// runs: no request deadline meanwhile, then one for writing the reply.
+class handler_scope {
+public:
+  handler_scope() : connection_(http_connection::current()) {
+    if (connection_ != nullptr)
+      connection_->begin_handler();
+  }
+  ~handler_scope() {
+    if (connection_ != nullptr)
+      connection_->end_handler();
+  }
+  handler_scope(const handler_scope&) = delete;
+  handler_scope& operator=(const handler_scope&) = delete;
+
+private:
+  http_connection* connection_;
+};
+
 } // namespace
 
-http_server::http_server(http_server_options options, http_handler handler)
-  : http_server(std::move(options), http_routes{std::move(handler), {}, {}}) {
-}
+/// cpp-httplib's server with our connection loop: httplib accepts, queues
+/// the socket on its thread pool and parses each request; the loop around
+/// that (TLS, keep-alive, the per-request deadline and byte budget) is ours,
+/// in http_connection.
+class http_server::connection_server final : public httplib::Server {
+public:
+  connection_server(const http_server_options& options, SSL_CTX* tls)
+    : tls_(tls), stop_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+    limits_.read_timeout = std::chrono::seconds{options.read_timeout_seconds};
+    limits_.write_timeout
+      = std::chrono::seconds{options.write_timeout_seconds};
+    limits_.request_timeout
+      = std::chrono::seconds{options.request_timeout_seconds};
+    // The request line (httplib allows 8 KiB) and the headers.
+    limits_.max_head_bytes = options.max_header_bytes + 8192;
+    keep_alive_ = std::chrono::seconds{options.keep_alive_timeout_seconds};
+    if (stop_fd_ < 0)
+      throw std::runtime_error("cannot create an eventfd: "
+                               + std::string{std::strerror(errno)});
+  }
+
+  ~connection_server() override {
+    if (tls_ != nullptr)
+      SSL_CTX_free(tls_);
+    ::close(stop_fd_);
+  }
+
+  /// Wakes every connection waiting for its next request, so stop() does
+  /// not wait out their keep-alive.
+  void wake_idle() {
+    std::uint64_t one = 1;
+    [[maybe_unused]] auto n = ::write(stop_fd_, &one, sizeof(one));
+  }
+
+private:
+  bool process_and_close_socket(socket_t sock) override {
+    SSL* ssl = nullptr;
+    if (tls_ != nullptr) {
+      ssl = SSL_new(tls_);
+      if (ssl == nullptr || SSL_set_fd(ssl, sock) != 1) {
+        SSL_free(ssl);
+        ::close(sock);
+        return false;
+      }
+    }
+    bool ok = false;
+    {
+      http_connection connection{sock, stop_fd_, limits_, ssl};
+      http_connection::scope current{connection};
+      connection.begin_request();
+      auto remaining = keep_alive_max_count_;
+      if (connection.handshake()
+          && connection.await_request(limits_.read_timeout)) {
+        for (;;) {
+          connection.begin_request();
+          bool closed = false;
+          ok = process_request(connection, remaining == 1, closed, nullptr);
+          ok = connection.flush() && ok;
+          if (!ok || closed || --remaining == 0
+              || svr_sock_ == INVALID_SOCKET
+              || !connection.await_request(keep_alive_))
+            break;
+        }
+      }
+      connection.close_notify();
+    }
+    SSL_free(ssl);
+    ::shutdown(sock, SHUT_RDWR);
+    ::close(sock);
+    return ok;
+  }
+
+  SSL_CTX* tls_;
+  int stop_fd_;
+  connection_limits limits_;
+  std::chrono::milliseconds keep_alive_{30'000};
+};
 
 namespace {
 
-std::unique_ptr<httplib::Server> make_server(const http_server_options& o) {
+/// The TLS context for --tls-cert/--tls-key, or null without them.
+SSL_CTX* make_tls_context(const http_server_options& o) {
   if (o.tls_cert.empty() && o.tls_key.empty())
-    return std::make_unique<httplib::Server>();
-  auto server = std::make_unique<httplib::SSLServer>(o.tls_cert.c_str(),
-                                                     o.tls_key.c_str());
-  if (!server->is_valid())
-    throw std::runtime_error("cannot load the TLS certificate \"" + o.tls_cert
-                             + "\" and key \"" + o.tls_key
-                             + "\" (PEM files, the key matching the "
-                               "certificate)");
-  // No protocol older than TLS 1.2.
-  SSL_CTX_set_min_proto_version(server->ssl_context(), TLS1_2_VERSION);
-  return server;
+    return nullptr;
+  auto fail = [&o](SSL_CTX* ctx) {
+    SSL_CTX_free(ctx);
+    return std::runtime_error("cannot load the TLS certificate \"" + o.tls_cert
+                              + "\" and key \"" + o.tls_key
+                              + "\" (PEM files, the key matching the "
+                                "certificate)");
+  };
+  auto* ctx = SSL_CTX_new(TLS_server_method());
+  if (ctx == nullptr)
+    throw fail(ctx);
+  // No protocol older than TLS 1.2, no compression.
+  SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+  SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION);
+  if (SSL_CTX_use_certificate_chain_file(ctx, o.tls_cert.c_str()) != 1
+      || SSL_CTX_use_PrivateKey_file(ctx, o.tls_key.c_str(), SSL_FILETYPE_PEM)
+           != 1
+      || SSL_CTX_check_private_key(ctx) != 1)
+    throw fail(ctx);
+  return ctx;
 }
 
 mcp::http_request from_httplib(const httplib::Request& req) {
@@ -147,7 +194,8 @@ mcp::http_request from_httplib(const httplib::Request& req) {
 http_server::http_server(http_server_options options, http_routes routes)
   : options_(std::move(options)),
     routes_(std::move(routes)),
-    server_(make_server(options_)) {
+    server_(std::make_unique<connection_server>(options_,
+                                                make_tls_context(options_))) {
   auto& svr = *server_;
   // Nagle's delay costs ~40 ms per keep-alive reply.
   svr.set_tcp_nodelay(true);
@@ -155,10 +203,13 @@ http_server::http_server(http_server_options options, http_routes routes)
   svr.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   svr.set_keep_alive_max_count(
     static_cast<size_t>(options_.keep_alive_max_requests));
-  svr.set_keep_alive_timeout(options_.keep_alive_timeout_seconds);
-  svr.set_read_timeout(options_.read_timeout_seconds, 0);
-  svr.set_write_timeout(options_.write_timeout_seconds, 0);
   svr.set_payload_max_length(options_.max_body_bytes);
+  // httplib routes once the headers are in, before it reads the body.
+  svr.set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
+    if (auto* connection = http_connection::current())
+      connection->end_head();
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
   // Replaces httplib's default (SO_REUSEPORT would let a stale server share
   // our port) and remembers the socket to deepen its backlog after bind.
   svr.set_socket_options([this](socket_t fd) {
@@ -167,8 +218,9 @@ http_server::http_server(http_server_options options, http_routes routes)
     listen_fd_ = fd;
   });
   auto serve = [this](const httplib::Request& req, httplib::Response& res) {
+    handler_scope handling;
     auto request = from_httplib(req);
-    request.peer_closed = connection_probe(req);
+    request.peer_closed = connection_probe();
     to_httplib(routes_.mcp(request), res);
   };
   svr.Post("/mcp", serve);
@@ -179,6 +231,7 @@ http_server::http_server(http_server_options options, http_routes routes)
       return;
     svr.Get(path, [&handler](const httplib::Request& req,
                              httplib::Response& res) {
+      handler_scope handling;
       to_httplib(handler(from_httplib(req)), res);
     });
   };
@@ -226,8 +279,10 @@ void http_server::run() {
 }
 
 void http_server::stop() {
-  if (server_ && server_->is_running())
+  if (server_ && server_->is_running()) {
+    server_->wake_idle();
     server_->stop();
+  }
 }
 
 } // namespace transitd

@@ -1,7 +1,8 @@
 #pragma once
-// The HTTP listener: cpp-httplib tuned for keep-alive load (TCP_NODELAY, a
-// sized thread pool, a deep listen backlog, bounded bodies and timeouts),
-// moving bytes to and from the MCP endpoint.
+// The HTTP listener: cpp-httplib accepting and parsing, tuned for
+// keep-alive load (TCP_NODELAY, a sized thread pool, a deep listen backlog),
+// with our own connection loop (http_connection: TLS, deadlines per request,
+// bounded reads), moving bytes to and from the MCP endpoint.
 
 #include <cstddef>
 #include <functional>
@@ -25,16 +26,24 @@ struct http_server_options {
   std::size_t max_body_bytes = 1024 * 1024;
   int keep_alive_max_requests = 10000;
   int keep_alive_timeout_seconds = 30;
+  /// Longest wait for the next bytes of a request, or to write a reply.
   int read_timeout_seconds = 10;
   int write_timeout_seconds = 10;
+  /// Longest time from a request's first byte until all of it has arrived
+  /// (and from the end of its handler until its reply is out): a client
+  /// that trickles bytes cannot hold a worker thread longer than this.
+  int request_timeout_seconds = 30;
+  /// With 8 KiB for the request line, the bytes a request's head may take
+  /// (the connection is closed beyond them; the MCP endpoint answers 431
+  /// above its own, lower, header limit).
+  std::size_t max_header_bytes = 16 * 1024;
   int listen_backlog = 1024;
   /// PEM certificate (chain) and private key: serve HTTPS. Both or none.
   std::string tls_cert;
   std::string tls_key;
 };
 
-/// Turns one request into a reply (the MCP endpoint, or a fixed body for
-/// the benchmark floor).
+/// Turns one request into a reply.
 using http_handler = std::function<mcp::http_reply(const mcp::http_request&)>;
 
 /// What the server answers besides /healthz; an empty handler is a 404.
@@ -48,8 +57,6 @@ struct http_routes {
 
 class http_server {
 public:
-  /// Serves `handler` on /mcp, with /healthz (the benchmark floor).
-  http_server(http_server_options options, http_handler handler);
   /// Serves every route given. Throws std::runtime_error when the TLS
   /// certificate or key cannot be loaded.
   http_server(http_server_options options, http_routes routes);
@@ -65,9 +72,11 @@ public:
   void stop();
 
 private:
+  class connection_server;
+
   http_server_options options_;
   http_routes routes_;
-  std::unique_ptr<httplib::Server> server_;
+  std::unique_ptr<connection_server> server_;
   int listen_fd_ = -1;
 };
 

@@ -242,6 +242,8 @@ int main(int argc, char** argv) {
   server_opts.max_body_bytes = cfg.max_body_bytes;
   server_opts.read_timeout_seconds = cfg.read_timeout_s;
   server_opts.write_timeout_seconds = cfg.write_timeout_s;
+  server_opts.request_timeout_seconds = cfg.request_timeout_s;
+  server_opts.max_header_bytes = cfg.max_header_bytes;
   server_opts.keep_alive_timeout_seconds = cfg.keep_alive_timeout_s;
   server_opts.tls_cert = cfg.tls_cert;
   server_opts.tls_key = cfg.tls_key;

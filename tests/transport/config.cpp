@@ -277,6 +277,7 @@ TEST_CASE("hardening settings parse and name their bounds",
     {"--allowed-origins", "https://app.example:8443,tools.example",
      "--max-header-bytes", "4096", "--max-argument-bytes", "2048",
      "--read-timeout-s", "5", "--write-timeout-s", "6",
+     "--request-timeout-s", "8",
      "--keep-alive-timeout-s", "7", "--max-sessions", "100",
      "--session-idle-timeout-s", "60", "--log-format", "json",
      "--metrics-auth", "false"});
@@ -289,6 +290,7 @@ TEST_CASE("hardening settings parse and name their bounds",
   CHECK(c.max_argument_bytes == 2048);
   CHECK(c.read_timeout_s == 5);
   CHECK(c.write_timeout_s == 6);
+  CHECK(c.request_timeout_s == 8);
   CHECK(c.keep_alive_timeout_s == 7);
   CHECK(c.max_sessions == 100);
   CHECK(c.session_idle_timeout_s == 60);
