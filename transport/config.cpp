@@ -515,11 +515,15 @@ outcome<config_request> parse_config(const std::vector<std::string>& args,
   if (cfg.tls_cert.empty() != cfg.tls_key.empty())
     return bad(cfg.tls_cert.empty() ? "--tls-key" : "--tls-cert",
                "TLS needs both --tls-cert and --tls-key");
-  if (!is_loopback_address(cfg.bind) && !cfg.tokens && !cfg.insecure)
+  if (exposed_without_auth(cfg) && !cfg.insecure)
     return bad("--bind " + cfg.bind,
                "is reachable from other hosts: give --auth-tokens-file "
                "FILE, or --insecure to serve without authentication");
   return request;
+}
+
+bool exposed_without_auth(const daemon_config& cfg) {
+  return !cfg.tokens && !is_loopback_address(cfg.bind);
 }
 
 outcome<std::string> read_text_file(const std::string& path) {

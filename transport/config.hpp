@@ -123,6 +123,10 @@ outcome<config_request> parse_config(const std::vector<std::string>& args,
 const std::vector<std::string>& known_tool_names();
 const std::vector<std::string>& known_upstream_names();
 
+/// Whether the daemon serves hosts other than this one without
+/// authentication (--insecure): warned about at start and every hour.
+bool exposed_without_auth(const daemon_config& cfg);
+
 /// The --help text.
 std::string config_usage();
 

@@ -27,6 +27,7 @@
 #include "transport/logging.hpp"
 #include "transport/mcp.hpp"
 #include "transport/ops.hpp"
+#include "transport/signals.hpp"
 #include "transport/tools.hpp"
 
 namespace {
@@ -73,7 +74,7 @@ int main(int argc, char** argv) {
     = "serving " + cfg.bind
       + " WITHOUT authentication (--insecure): anyone who can reach this "
         "port can use every tool and every saved variable";
-  if (cfg.insecure && !cfg.tokens && !is_loopback_address(cfg.bind))
+  if (exposed_without_auth(cfg))
     spdlog::warn("{}", insecure_warning);
 
   // Embedded default: the mock upstream, in-process, for every provider
@@ -277,15 +278,11 @@ int main(int argc, char** argv) {
   bool served = false;
   auto grace = std::chrono::milliseconds{cfg.shutdown_grace_ms};
   std::thread signal_waiter{[&, signals] {
-    int received = 0;
-    if (cfg.insecure && !cfg.tokens && !is_loopback_address(cfg.bind)) {
-      // --insecure is warned about at start and then every hour.
-      timespec hour{3600, 0};
-      while ((received = sigtimedwait(&signals, nullptr, &hour)) < 0)
-        spdlog::warn("{}", insecure_warning);
-    } else {
-      sigwait(&signals, &received);
-    }
+    // --insecure is warned about at start and then every hour.
+    std::function<void()> remind;
+    if (exposed_without_auth(cfg))
+      remind = [&insecure_warning] { spdlog::warn("{}", insecure_warning); };
+    int received = wait_for_signal(signals, std::chrono::hours{1}, remind);
     spdlog::info("received {}, shutting down: no new connections, calls in "
                  "flight get up to {} ms",
                  strsignal(received), grace.count());

@@ -243,6 +243,8 @@ TEST_CASE("a non-loopback bind needs authentication or --insecure",
   REQUIRE(insecure);
   CHECK(insecure->config.insecure);
   CHECK_FALSE(insecure->config.tokens);
+  // What the start and hourly warnings are about.
+  CHECK(exposed_without_auth(insecure->config));
   in.files["/etc/transitd.tokens"] = "alice alice-token-0123456789\n";
   auto authed = in.parse({"--bind", "::", "--auth-tokens-file",
                           "/etc/transitd.tokens"});
@@ -250,8 +252,11 @@ TEST_CASE("a non-loopback bind needs authentication or --insecure",
   REQUIRE(authed->config.tokens);
   CHECK(authed->config.tokens->principal_of("alice-token-0123456789")
         == "alice");
+  CHECK_FALSE(exposed_without_auth(authed->config));
   // Loopback needs neither.
-  CHECK(in.parse({"--bind", "127.0.0.1"}));
+  auto loopback = in.parse({"--bind", "127.0.0.1", "--insecure"});
+  REQUIRE(loopback);
+  CHECK_FALSE(exposed_without_auth(loopback->config));
 }
 
 TEST_CASE("tokens file and TLS settings are checked", "[config][security]") {
