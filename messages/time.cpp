@@ -15,44 +15,97 @@ int64_t now_ms() {
     .count();
 }
 
-std::string format_utc(int64_t epoch_seconds) {
-  date::sys_seconds instant{std::chrono::seconds{epoch_seconds}};
-  return date::format("%FT%TZ", instant);
+namespace {
+
+void put2(char* at, unsigned value) {
+  at[0] = static_cast<char>('0' + value / 10 % 10);
+  at[1] = static_cast<char>('0' + value % 10);
 }
 
-namespace {
+/// "YYYY-MM-DDTHH:MM:SS" of a local or UTC instant, plus `suffix`. Written
+/// digit by digit: this runs for every departure time of every reply, and
+/// date::format goes through an ostringstream and its locale.
+std::string format_fields(int64_t epoch_seconds, std::string_view suffix) {
+  using namespace std::chrono;
+  date::sys_seconds instant{seconds{epoch_seconds}};
+  auto day = date::floor<date::days>(instant);
+  date::year_month_day ymd{day};
+  auto second_of_day = (instant - day).count();
+  auto year = static_cast<int>(ymd.year());
+  if (year < 0 || year > 9999) // outside what 4 digits write: let date do it
+    return date::format("%FT%T", instant) + std::string{suffix};
+  char text[19];
+  put2(text, static_cast<unsigned>(year / 100));
+  put2(text + 2, static_cast<unsigned>(year % 100));
+  text[4] = '-';
+  put2(text + 5, static_cast<unsigned>(ymd.month()));
+  text[7] = '-';
+  put2(text + 8, static_cast<unsigned>(ymd.day()));
+  text[10] = 'T';
+  put2(text + 11, static_cast<unsigned>(second_of_day / 3600));
+  text[13] = ':';
+  put2(text + 14, static_cast<unsigned>(second_of_day / 60 % 60));
+  text[16] = ':';
+  put2(text + 17, static_cast<unsigned>(second_of_day % 60));
+  std::string out;
+  out.reserve(sizeof(text) + suffix.size());
+  out.append(text, sizeof(text));
+  out.append(suffix);
+  return out;
+}
 
 const date::time_zone* find_zone(std::string_view zone) {
   if (zone.empty())
     return nullptr;
+  // One lookup per thread and zone name (a stop's zone rarely changes
+  // between calls); locate_zone searches the whole database.
+  thread_local std::string last_name;
+  thread_local const date::time_zone* last = nullptr;
+  if (zone == last_name)
+    return last;
+  const date::time_zone* found = nullptr;
   try {
-    return date::locate_zone(zone);
+    found = date::locate_zone(zone);
   } catch (const std::exception&) {
-    return nullptr;
+    found = nullptr;
   }
+  last_name = std::string{zone};
+  last = found;
+  return found;
+}
+
+/// The UTC offset of `zone` at `instant`, remembering the period it holds
+/// for (offsets change twice a year, lookups search the transitions).
+std::chrono::seconds offset_at(const date::time_zone* zone,
+                               date::sys_seconds instant) {
+  thread_local const date::time_zone* cached_zone = nullptr;
+  thread_local date::sys_info cached{};
+  if (zone != cached_zone || instant < cached.begin || instant >= cached.end) {
+    cached = zone->get_info(instant);
+    cached_zone = zone;
+  }
+  return cached.offset;
 }
 
 } // namespace
+
+std::string format_utc(int64_t epoch_seconds) {
+  return format_fields(epoch_seconds, "Z");
+}
 
 std::string format_in_zone(int64_t epoch_seconds, std::string_view zone) {
   auto* tz = find_zone(zone);
   if (tz == nullptr)
     return format_utc(epoch_seconds);
-  date::sys_seconds instant{std::chrono::seconds{epoch_seconds}};
-  auto info = tz->get_info(instant);
-  auto local = instant + info.offset;
-  auto offset_min = std::chrono::duration_cast<std::chrono::minutes>(
-                      info.offset)
-                      .count();
-  char sign = offset_min < 0 ? '-' : '+';
+  auto offset = offset_at(tz, date::sys_seconds{std::chrono::seconds{epoch_seconds}});
+  auto offset_min = offset.count() / 60;
+  char suffix[6] = {offset_min < 0 ? '-' : '+', '0', '0', ':', '0', '0'};
   if (offset_min < 0)
     offset_min = -offset_min;
-  char suffix[8];
-  std::snprintf(suffix, sizeof(suffix), "%c%02d:%02d", sign,
-                static_cast<int>(offset_min / 60),
-                static_cast<int>(offset_min % 60));
-  return date::format("%FT%T", date::sys_seconds{local.time_since_epoch()})
-         + suffix;
+  put2(suffix + 1, static_cast<unsigned>(offset_min / 60));
+  put2(suffix + 4, static_cast<unsigned>(offset_min % 60));
+  return format_fields(epoch_seconds + offset.count(),
+                       std::string_view{suffix, sizeof(suffix)});
 }
 
 namespace {

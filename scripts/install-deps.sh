@@ -12,6 +12,7 @@ packages=(
   libspdlog-dev libfmt-dev       # logging
   catch2                         # Catch2 v2 tests
   libsqlite3-dev                 # user variable store
+  libjemalloc-dev                # the daemon's allocator
   libhowardhinnant-date-dev tzdata  # IANA time zones (Europe/Helsinki offsets)
   curl wrk                       # smoke checks and load benchmarks
   clang libclang-rt-14-dev       # libFuzzer targets (tests/fuzz)

@@ -260,12 +260,19 @@ void http_connection::close_notify() {
 
 void http_connection::get_remote_ip_and_port(std::string& ip,
                                              int& port) const {
-  numeric_name(fd_, true, ip, port);
+  // Asked for every request; the answer is the connection's.
+  if (remote_port_ < 0)
+    numeric_name(fd_, true, remote_ip_, remote_port_);
+  ip = remote_ip_;
+  port = remote_port_;
 }
 
 void http_connection::get_local_ip_and_port(std::string& ip,
                                             int& port) const {
-  numeric_name(fd_, false, ip, port);
+  if (local_port_ < 0)
+    numeric_name(fd_, false, local_ip_, local_port_);
+  ip = local_ip_;
+  port = local_port_;
 }
 
 } // namespace transitd

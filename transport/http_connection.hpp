@@ -123,6 +123,10 @@ private:
   std::size_t in_pos_ = 0;
   std::string out_;
   bool failed_ = false;
+  mutable std::string remote_ip_;
+  mutable int remote_port_ = -1;
+  mutable std::string local_ip_;
+  mutable int local_port_ = -1;
 };
 
 } // namespace transitd

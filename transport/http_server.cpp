@@ -25,17 +25,23 @@ namespace transitd {
 namespace {
 
 std::string lower(std::string text) {
+  // ASCII only: header names are tokens (and std::tolower consults the
+  // locale for every character).
   for (auto& c : text)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (c >= 'A' && c <= 'Z')
+      c = static_cast<char>(c - 'A' + 'a');
   return text;
 }
 
-void to_httplib(const mcp::http_reply& reply, httplib::Response& res) {
+void to_httplib(mcp::http_reply&& reply, httplib::Response& res) {
   res.status = reply.status;
   for (const auto& [name, value] : reply.headers)
     res.set_header(name, value);
-  if (!reply.content_type.empty())
-    res.set_content(reply.body, reply.content_type.c_str());
+  if (!reply.content_type.empty()) {
+    // What set_content does, without copying the body.
+    res.set_header("Content-Type", reply.content_type);
+    res.body = std::move(reply.body);
+  }
 }
 
 /// A probe that answers true once the client of the calling thread's

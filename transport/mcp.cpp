@@ -47,11 +47,15 @@ bool is_supported(std::string_view version) {
          != versions.end();
 }
 
-std::string sse_event(const json::object& message) {
+std::string sse_event(std::string_view message) {
   std::string out = "event: message\ndata: ";
-  out += json::serialize(message);
+  out += message;
   out += "\n\n";
   return out;
+}
+
+std::string sse_event(const json::object& message) {
+  return sse_event(json::serialize(message));
 }
 
 /// MCP log level (RFC 5424 names) → the spdlog level that reaches it.
@@ -117,21 +121,28 @@ http_reply rpc_error_reply(int status, const json::value& id, int code,
   return json_reply(status, json_rpc::make_error(id, code, message));
 }
 
-json::object to_call_result(const tool_outcome& outcome) {
-  json::object result;
-  json::object text;
-  text["type"] = "text";
+std::string call_response_text(const json::value& id,
+                               const tool_outcome& outcome) {
+  // Written around the structured output serialised once; building the
+  // envelope as a DOM would copy the output and serialise it twice.
+  auto body = json::serialize(outcome.is_error ? outcome.error_body
+                                               : outcome.structured);
+  auto text = json::serialize(json::string_view{body});
+  std::string out;
+  out.reserve(body.size() + text.size() + 128);
+  out += R"({"jsonrpc":"2.0","id":)";
+  out += json::serialize(id);
+  out += R"(,"result":{"content":[{"type":"text","text":)";
+  out += text;
+  out += "}]";
   if (outcome.is_error) {
-    text["text"] = json::serialize(outcome.error_body);
-    result["content"] = json::array{std::move(text)};
-    result["isError"] = true;
+    out += R"(,"isError":true}})";
   } else {
-    text["text"] = json::serialize(outcome.structured);
-    result["content"] = json::array{std::move(text)};
-    result["structuredContent"] = outcome.structured;
-    result["isError"] = false;
+    out += R"(,"structuredContent":)";
+    out += body;
+    out += R"(,"isError":false}})";
   }
-  return result;
+  return out;
 }
 
 namespace {
@@ -540,17 +551,18 @@ http_reply endpoint::call_tool(const std::string& session_id,
   if (spec == nullptr)
     return json_reply(200, json_rpc::make_error(id, json_rpc::invalid_params,
                                                 "Unknown tool: " + name));
-  json::object arguments;
+  static const json::object no_arguments;
+  const json::object* arguments = &no_arguments;
   if (auto it = params.find("arguments"); it != params.end()) {
     if (!it->value().is_object())
       return json_reply(200, json_rpc::make_error(
                                id, json_rpc::invalid_params,
                                "Invalid params: \"arguments\" must be an "
                                "object"));
-    arguments = it->value().get_object();
+    arguments = &it->value().get_object();
     // Arguments are part of the body: only a larger body needs measuring.
     if (auto size = from.body_bytes > options_.max_argument_bytes
-                      ? json::serialize(arguments).size()
+                      ? json::serialize(*arguments).size()
                       : 0;
         size > options_.max_argument_bytes)
       return json_reply(200, json_rpc::make_error(
@@ -608,7 +620,7 @@ http_reply endpoint::call_tool(const std::string& session_id,
   metrics_.started();
   tool_outcome outcome;
   try {
-    outcome = spec->run(arguments, context, cancel);
+    outcome = spec->run(*arguments, context, cancel);
   } catch (const std::exception& ex) {
     spdlog::error("[{}] {} threw: {}", context.correlation_id, name,
                   ex.what());
@@ -644,9 +656,14 @@ http_reply endpoint::call_tool(const std::string& session_id,
     reply.content_type = std::string{sse_type};
     return reply;
   }
-  auto response = json_rpc::make_result(id, to_call_result(outcome));
-  if (!progress_token && lines.empty())
-    return json_reply(200, response);
+  auto response = call_response_text(id, outcome);
+  if (!progress_token && lines.empty()) {
+    http_reply reply;
+    reply.status = 200;
+    reply.content_type = std::string{json_type};
+    reply.body = std::move(response);
+    return reply;
+  }
   // Otherwise the reply is an SSE stream: progress and the session's log
   // lines about this call first, then the result.
   auto progress = [&](double done, std::string_view message) {

@@ -165,7 +165,9 @@ http_reply json_reply(int status, const boost::json::object& body);
 http_reply rpc_error_reply(int status, const boost::json::value& id, int code,
                            std::string_view message);
 
-/// The MCP tools/call result object for an outcome (D2).
-boost::json::object to_call_result(const tool_outcome& outcome);
+/// The whole JSON-RPC response to a tools/call (D2), as text: a result with
+/// the output as a text block, and on success as structuredContent too.
+std::string call_response_text(const boost::json::value& id,
+                               const tool_outcome& outcome);
 
 } // namespace transitd::mcp

@@ -326,6 +326,39 @@ TEST_CASE_METHOD(endpoint_fixture, "tools/call results follow D2",
   CHECK(error.at("error").at("correlationId").as_string().size() == 36);
 }
 
+TEST_CASE("the tools/call response text is valid JSON whatever the output "
+          "holds",
+          "[mcp][tools]") {
+  json::object structured{{"name", "Kamppi \"A\"\n\\ \u00e4\u00f6 \xf0\x9f\x9a\x8c"},
+                          {"n", 3}, {"list", json::array{1, "two", nullptr}}};
+  for (const json::value& id :
+       {json::value(7), json::value("req-\"1\""), json::value(-1.5)}) {
+    auto ok = json::parse(mcp::call_response_text(id, mcp::success_outcome(structured)))
+                .as_object();
+    CHECK(ok.at("jsonrpc") == "2.0");
+    CHECK(ok.at("id") == id);
+    const auto& result = ok.at("result").as_object();
+    CHECK(result.at("isError") == false);
+    CHECK(result.at("structuredContent") == json::value(structured));
+    const auto& block = result.at("content").at(0).as_object();
+    CHECK(block.at("type") == "text");
+    CHECK(json::parse(block.at("text").as_string()) == json::value(structured));
+    CHECK(result.size() == 3);
+  }
+  auto failed = json::parse(mcp::call_response_text(
+                              "x", mcp::error_outcome(make_failure(
+                                                   ec::validation_error,
+                                                   "bad \"stop\""),
+                                                 "cid")))
+                  .as_object();
+  const auto& result = failed.at("result").as_object();
+  CHECK(result.at("isError") == true);
+  CHECK_FALSE(result.contains("structuredContent"));
+  auto body = json::parse(result.at("content").at(0).at("text").as_string());
+  CHECK(body.at("error").at("message") == "bad \"stop\"");
+  CHECK(body.at("error").at("correlationId") == "cid");
+}
+
 TEST_CASE_METHOD(endpoint_fixture, "protocol errors are JSON-RPC errors",
                  "[mcp][tools]") {
   auto session = initialize();
