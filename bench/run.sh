@@ -99,6 +99,7 @@ peak_rss_mb() { awk '/VmHWM/ {printf "%.0f", $2 / 1024}' "/proc/$1/status"; }
 ticks_per_s=$(getconf CLK_TCK)
 
 declare -A rps_of
+field() { sed -n "s/.*[ ]$1=\([0-9.]*\).*/\1/p" <<<" $2"; } # name line -> value
 printf '| server | tool | mode | conns | req/s | p50 ms | p90 ms | p99 ms | upstream req | CPU %% | peak RSS MB |\n'
 printf '|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n'
 measure() { # server tool mode pid port session bodyfile conns
@@ -110,12 +111,12 @@ measure() { # server tool mode pid port session bodyfile conns
   local up=$(( $(upstream_requests) - before_up ))
   local cpu=$(( ( $(cpu_ticks "$pid") - before_cpu ) * 100 / (ticks_per_s * duration) ))
   local rps p50 p90 p99 non2xx errors
-  rps=$(sed -n 's/.*rps=\([0-9.]*\).*/\1/p' <<<"$line")
-  p50=$(sed -n 's/.*p50_ms=\([0-9.]*\).*/\1/p' <<<"$line")
-  p90=$(sed -n 's/.*p90_ms=\([0-9.]*\).*/\1/p' <<<"$line")
-  p99=$(sed -n 's/.*p99_ms=\([0-9.]*\).*/\1/p' <<<"$line")
-  non2xx=$(sed -n 's/.*non2xx=\([0-9]*\).*/\1/p' <<<"$line")
-  errors=$(sed -n 's/.*errors=\([0-9]*\).*/\1/p' <<<"$line")
+  rps=$(field rps "$line")
+  p50=$(field p50_ms "$line")
+  p90=$(field p90_ms "$line")
+  p99=$(field p99_ms "$line")
+  non2xx=$(field non2xx "$line")
+  errors=$(field errors "$line")
   rps_of["$server/$tool/$mode/$c"]=$rps
   rps_of["p50:$server/$tool/$mode/$c"]=$p50
   rps_of["p99:$server/$tool/$mode/$c"]=$p99
@@ -175,12 +176,12 @@ openloop() { # label pid port session bodyfile rate
            --body-file "$file" --rate "$rate" --connections 256 \
            --duration "$duration" --warmup 1 | grep RESULT)
   local p50 p99 max errors intended
-  p50=$(sed -n 's/.*p50_ms=\([0-9.]*\).*/\1/p' <<<"$line")
-  p90=$(sed -n 's/.*p90_ms=\([0-9.]*\).*/\1/p' <<<"$line")
-  p99=$(sed -n 's/.*p99_ms=\([0-9.]*\).*/\1/p' <<<"$line")
-  max=$(sed -n 's/.*max_ms=\([0-9.]*\).*/\1/p' <<<"$line")
-  errors=$(sed -n 's/.*errors=\([0-9]*\).*/\1/p' <<<"$line")
-  intended=$(sed -n 's/.*intended=\([0-9]*\).*/\1/p' <<<"$line")
+  p50=$(field p50_ms "$line")
+  p90=$(field p90_ms "$line")
+  p99=$(field p99_ms "$line")
+  max=$(field max_ms "$line")
+  errors=$(field errors "$line")
+  intended=$(field intended "$line")
   rps_of["ol50:$label"]=$p50
   rps_of["ol99:$label"]=$p99
   printf '| %s | %s | 256 | %s | %s | %s | %s | %s | %s |\n' \
@@ -232,7 +233,7 @@ if $soak; then
   while [ "$total" -lt 1000000 ]; do
     line=$(wrk -t2 -c256 -d10s -s "$root/bench/tools_call.lua" \
              "http://127.0.0.1:$cached_port/mcp" -- "$cached_session" "$departures" | grep RESULT)
-    total=$(( total + $(sed -n 's/.*requests=\([0-9]*\).*/\1/p' <<<"$line") ))
+    total=$(( total + $(field requests "$line") ))
     chunk=$(( chunk + 1 ))
     rss=$(awk '/VmRSS/ {printf "%.1f", $2 / 1024}' "/proc/$cached_pid/status")
     [ -n "$first_rss" ] || first_rss=$rss
