@@ -175,7 +175,7 @@ openloop() { # label pid port session bodyfile rate
   line=$("$build/bench/transitd-openloop" --port "$port" --session "$session" \
            --body-file "$file" --rate "$rate" --connections 256 \
            --duration "$duration" --warmup 1 | grep RESULT)
-  local p50 p99 max errors intended
+  local p50 p90 p99 max errors intended
   p50=$(field p50_ms "$line")
   p90=$(field p90_ms "$line")
   p99=$(field p99_ms "$line")

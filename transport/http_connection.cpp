@@ -25,6 +25,19 @@ constexpr std::size_t write_high_water = 64 * 1024;
 
 thread_local http_connection* current_connection = nullptr;
 
+/// What a non-blocking TLS call that returned `rc` waits for: POLLIN or
+/// POLLOUT; 0 when it failed for good.
+short tls_wants(ssl_st* ssl, int rc) {
+  switch (SSL_get_error(ssl, rc)) {
+    case SSL_ERROR_WANT_READ:
+      return POLLIN;
+    case SSL_ERROR_WANT_WRITE:
+      return POLLOUT;
+    default:
+      return 0;
+  }
+}
+
 void numeric_name(int fd, bool peer, std::string& ip, int& port) {
   sockaddr_storage addr{};
   socklen_t len = sizeof(addr);
@@ -50,7 +63,8 @@ http_connection::http_connection(int fd, int stop_fd,
     stop_fd_(stop_fd),
     limits_(limits),
     ssl_(ssl),
-    budget_(limits.max_head_bytes) {
+    budget_(limits.max_head_bytes),
+    in_(read_chunk) {
   auto flags = ::fcntl(fd_, F_GETFL, 0);
   if (flags >= 0 && (flags & O_NONBLOCK) == 0)
     ::fcntl(fd_, F_SETFL, flags | O_NONBLOCK);
@@ -115,23 +129,20 @@ http_connection::wait(short events, milliseconds limit, bool stoppable) const {
 ssize_t http_connection::fill(milliseconds limit, bool stoppable) {
   if (failed_)
     return -1;
-  in_.resize(read_chunk);
   in_pos_ = 0;
+  in_len_ = 0;
   for (;;) {
     ssize_t n;
     short want = POLLIN;
     if (ssl_ != nullptr) {
       n = SSL_read(ssl_, in_.data(), static_cast<int>(in_.size()));
       if (n <= 0) {
-        auto err = SSL_get_error(ssl_, static_cast<int>(n));
-        if (err == SSL_ERROR_ZERO_RETURN) {
-          n = 0;
-        } else if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
-          want = err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT;
-          n = -2;
-        } else {
-          n = -1;
-        }
+        want = tls_wants(ssl_, static_cast<int>(n));
+        // A close_notify from the client is an orderly close.
+        n = want != 0 ? -2
+            : SSL_get_error(ssl_, static_cast<int>(n)) == SSL_ERROR_ZERO_RETURN
+              ? 0
+              : -1;
       }
     } else {
       n = ::recv(fd_, in_.data(), in_.size(), 0);
@@ -142,14 +153,13 @@ ssize_t http_connection::fill(milliseconds limit, bool stoppable) {
     }
     if (n >= 0 || n == -1) {
       failed_ = failed_ || n == -1;
-      in_.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+      in_len_ = n > 0 ? static_cast<std::size_t>(n) : 0;
       return n;
     }
     if (wait(want, limit, stoppable) != wait_result::ready) {
       // A request cut off by a timeout gets no reply (httplib would answer
       // a 400 and keep the connection): the connection is done.
       failed_ = true;
-      in_.clear();
       return -1;
     }
   }
@@ -162,10 +172,7 @@ bool http_connection::handshake() {
     auto rc = SSL_accept(ssl_);
     if (rc == 1)
       return true;
-    auto err = SSL_get_error(ssl_, rc);
-    short want = err == SSL_ERROR_WANT_READ    ? POLLIN
-                 : err == SSL_ERROR_WANT_WRITE ? POLLOUT
-                                               : 0;
+    auto want = tls_wants(ssl_, rc);
     if (want == 0 || wait(want, limits_.read_timeout, true)
                        != wait_result::ready)
       return false;
@@ -173,7 +180,7 @@ bool http_connection::handshake() {
 }
 
 bool http_connection::await_request(milliseconds idle) {
-  if (in_pos_ < in_.size())
+  if (in_pos_ < in_len_)
     return true; // pipelined: already here
   if (!flush())
     return false;
@@ -185,7 +192,7 @@ bool http_connection::await_request(milliseconds idle) {
 }
 
 bool http_connection::is_readable() const {
-  if (in_pos_ < in_.size() || (ssl_ != nullptr && SSL_pending(ssl_) > 0))
+  if (in_pos_ < in_len_ || (ssl_ != nullptr && SSL_pending(ssl_) > 0))
     return true;
   return wait(POLLIN, limits_.read_timeout, true) == wait_result::ready;
 }
@@ -195,7 +202,7 @@ bool http_connection::is_writable() const {
 }
 
 ssize_t http_connection::read(char* ptr, size_t size) {
-  if (in_pos_ >= in_.size()) {
+  if (in_pos_ >= in_len_) {
     // Whatever we owe the client (a 100 Continue) goes out before we wait.
     if (!flush())
       return -1;
@@ -203,7 +210,7 @@ ssize_t http_connection::read(char* ptr, size_t size) {
     if (n <= 0)
       return n;
   }
-  auto n = std::min(size, in_.size() - in_pos_);
+  auto n = std::min(size, in_len_ - in_pos_);
   if (n > budget_) {
     failed_ = true;
     return -1;
@@ -232,9 +239,8 @@ bool http_connection::flush() {
     if (ssl_ != nullptr) {
       n = SSL_write(ssl_, out_.data() + sent, static_cast<int>(left));
       if (n <= 0) {
-        auto err = SSL_get_error(ssl_, static_cast<int>(n));
-        want = err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT;
-        n = err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE ? -2 : -1;
+        want = tls_wants(ssl_, static_cast<int>(n));
+        n = want != 0 ? -2 : -1;
       }
     } else {
       n = ::send(fd_, out_.data() + sent, left, MSG_NOSIGNAL);

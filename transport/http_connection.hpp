@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include <httplib.h>
 
@@ -119,8 +120,10 @@ private:
   ssl_st* ssl_;
   clock::time_point deadline_ = clock::time_point::max();
   std::size_t budget_;
-  std::string in_;
+  /// Read buffer: bytes [in_pos_, in_len_) not yet handed to httplib.
+  std::vector<char> in_;
   std::size_t in_pos_ = 0;
+  std::size_t in_len_ = 0;
   std::string out_;
   bool failed_ = false;
   mutable std::string remote_ip_;
