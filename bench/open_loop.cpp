@@ -8,9 +8,13 @@
 // measures every latency from its intended time; a request that finds no
 // idle connection waits, and its wait counts.
 //
-//   transitd-openloop --port N --body-file FILE [--session ID]
+//   transitd-openloop --port N --body-file FILE [--path P] [--session ID]
 //                     [--rate R] [--connections C] [--duration S]
 //                     [--warmup S]
+//
+// --path (default /mcp) lets the same generator measure the mock upstream
+// directly, so an upstream's own round trip can be told apart from what
+// transitd adds to it.
 //
 // Every "%N%" in the body becomes a request counter (1, 2, ...), so that
 // each request is distinct: no cache or single-flight can share its work.
@@ -48,6 +52,7 @@ using ns = std::chrono::nanoseconds;
 struct options {
   int port = 0;
   std::string body_file;
+  std::string path = "/mcp";
   std::string session;
   double rate = 1000;
   int connections = 256;
@@ -71,6 +76,8 @@ bool parse_options(int argc, char** argv, options& o) {
       o.port = std::stoi(value);
     else if (flag == "--body-file")
       o.body_file = value;
+    else if (flag == "--path")
+      o.path = value;
     else if (flag == "--session")
       o.session = value == "-" ? "" : value;
     else if (flag == "--rate")
@@ -84,7 +91,8 @@ bool parse_options(int argc, char** argv, options& o) {
     else
       return false;
   }
-  return o.port > 0 && !o.body_file.empty() && o.rate > 0
+  return o.port > 0 && !o.body_file.empty() && !o.path.empty()
+         && o.path[0] == '/' && o.rate > 0
          && o.connections > 0 && o.duration_s > 0;
 }
 
@@ -138,7 +146,7 @@ int main(int argc, char** argv) {
   options o;
   if (!parse_options(argc, argv, o)) {
     std::cerr << "usage: transitd-openloop --port N --body-file FILE "
-                 "[--session ID] [--rate R] [--connections C] "
+                 "[--path P] [--session ID] [--rate R] [--connections C] "
                  "[--duration S] [--warmup S]\n";
     return 2;
   }
@@ -146,7 +154,7 @@ int main(int argc, char** argv) {
   std::ostringstream text;
   text << file.rdbuf();
   auto body = text.str();
-  std::string head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:"
+  std::string head = "POST " + o.path + " HTTP/1.1\r\nHost: 127.0.0.1:"
                      + std::to_string(o.port)
                      + "\r\nContent-Type: application/json\r\n"
                        "Accept: application/json, text/event-stream\r\n"

@@ -14,10 +14,10 @@
 #include <httplib.h>
 #include <openssl/ssl.h>
 #include <poll.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "transport/connection_server.hpp"
 #include "transport/http_connection.hpp"
 
 namespace transitd {
@@ -60,106 +60,15 @@ mcp::cancellation::peer_probe connection_probe() {
   };
 }
 
-/// Marks the calling thread's request as read for as long as its handler
-/// runs: no request deadline meanwhile, then one for writing the reply.
-class handler_scope {
-public:
-  handler_scope() : connection_(http_connection::current()) {
-    if (connection_ != nullptr)
-      connection_->begin_handler();
-  }
-  ~handler_scope() {
-    if (connection_ != nullptr)
-      connection_->end_handler();
-  }
-  handler_scope(const handler_scope&) = delete;
-  handler_scope& operator=(const handler_scope&) = delete;
-
-private:
-  http_connection* connection_;
-};
-
-} // namespace
-
-/// cpp-httplib's server with our connection loop: httplib accepts, queues
-/// the socket on its thread pool and parses each request; the loop around
-/// that (TLS, keep-alive, the per-request deadline and byte budget) is ours,
-/// in http_connection.
-class http_server::connection_server final : public httplib::Server {
-public:
-  connection_server(const http_server_options& options, SSL_CTX* tls)
-    : tls_(tls), stop_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
-    limits_.read_timeout = std::chrono::seconds{options.read_timeout_seconds};
-    limits_.write_timeout
-      = std::chrono::seconds{options.write_timeout_seconds};
-    limits_.request_timeout
-      = std::chrono::seconds{options.request_timeout_seconds};
-    // The request line (httplib allows 8 KiB) and the headers.
-    limits_.max_head_bytes = options.max_header_bytes + 8192;
-    keep_alive_ = std::chrono::seconds{options.keep_alive_timeout_seconds};
-    if (stop_fd_ < 0)
-      throw std::runtime_error("cannot create an eventfd: "
-                               + std::string{std::strerror(errno)});
-  }
-
-  ~connection_server() override {
-    if (tls_ != nullptr)
-      SSL_CTX_free(tls_);
-    ::close(stop_fd_);
-  }
-
-  /// Wakes every connection waiting for its next request, so stop() does
-  /// not wait out their keep-alive.
-  void wake_idle() {
-    std::uint64_t one = 1;
-    [[maybe_unused]] auto n = ::write(stop_fd_, &one, sizeof(one));
-  }
-
-private:
-  bool process_and_close_socket(socket_t sock) override {
-    SSL* ssl = nullptr;
-    if (tls_ != nullptr) {
-      ssl = SSL_new(tls_);
-      if (ssl == nullptr || SSL_set_fd(ssl, sock) != 1) {
-        SSL_free(ssl);
-        ::close(sock);
-        return false;
-      }
-    }
-    bool ok = false;
-    {
-      http_connection connection{sock, stop_fd_, limits_, ssl};
-      http_connection::scope current{connection};
-      connection.begin_request();
-      auto remaining = keep_alive_max_count_;
-      if (connection.handshake()
-          && connection.await_request(limits_.read_timeout)) {
-        for (;;) {
-          connection.begin_request();
-          bool closed = false;
-          ok = process_request(connection, remaining == 1, closed, nullptr);
-          ok = connection.flush() && ok;
-          if (!ok || closed || --remaining == 0
-              || svr_sock_ == INVALID_SOCKET
-              || !connection.await_request(keep_alive_))
-            break;
-        }
-      }
-      connection.close_notify();
-    }
-    SSL_free(ssl);
-    ::shutdown(sock, SHUT_RDWR);
-    ::close(sock);
-    return ok;
-  }
-
-  SSL_CTX* tls_;
-  int stop_fd_;
-  connection_limits limits_;
-  std::chrono::milliseconds keep_alive_{30'000};
-};
-
-namespace {
+connection_limits limits_of(const http_server_options& o) {
+  connection_limits limits;
+  limits.read_timeout = std::chrono::seconds{o.read_timeout_seconds};
+  limits.write_timeout = std::chrono::seconds{o.write_timeout_seconds};
+  limits.request_timeout = std::chrono::seconds{o.request_timeout_seconds};
+  // The request line (httplib allows 8 KiB) and the headers.
+  limits.max_head_bytes = o.max_header_bytes + 8192;
+  return limits;
+}
 
 /// The TLS context for --tls-cert/--tls-key, or null without them.
 SSL_CTX* make_tls_context(const http_server_options& o) {
@@ -200,8 +109,10 @@ mcp::http_request from_httplib(const httplib::Request& req) {
 http_server::http_server(http_server_options options, http_routes routes)
   : options_(std::move(options)),
     routes_(std::move(routes)),
-    server_(std::make_unique<connection_server>(options_,
-                                                make_tls_context(options_))) {
+    server_(std::make_unique<connection_server>(
+      limits_of(options_),
+      std::chrono::seconds{options_.keep_alive_timeout_seconds},
+      make_tls_context(options_))) {
   auto& svr = *server_;
   // Nagle's delay costs ~40 ms per keep-alive reply.
   svr.set_tcp_nodelay(true);
@@ -210,12 +121,6 @@ http_server::http_server(http_server_options options, http_routes routes)
   svr.set_keep_alive_max_count(
     static_cast<size_t>(options_.keep_alive_max_requests));
   svr.set_payload_max_length(options_.max_body_bytes);
-  // httplib routes once the headers are in, before it reads the body.
-  svr.set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
-    if (auto* connection = http_connection::current())
-      connection->end_head();
-    return httplib::Server::HandlerResponse::Unhandled;
-  });
   // Replaces httplib's default (SO_REUSEPORT would let a stale server share
   // our port) and remembers the socket to deepen its backlog after bind.
   svr.set_socket_options([this](socket_t fd) {
@@ -285,10 +190,8 @@ void http_server::run() {
 }
 
 void http_server::stop() {
-  if (server_ && server_->is_running()) {
-    server_->wake_idle();
-    server_->stop();
-  }
+  if (server_ && server_->is_running())
+    server_->shut_down();
 }
 
 } // namespace transitd

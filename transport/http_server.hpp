@@ -1,8 +1,9 @@
 #pragma once
 // The HTTP listener: cpp-httplib accepting and parsing, tuned for
 // keep-alive load (TCP_NODELAY, a sized thread pool, a deep listen backlog),
-// with our own connection loop (http_connection: TLS, deadlines per request,
-// bounded reads), moving bytes to and from the MCP endpoint.
+// with our own connection loop (connection_server, http_connection: TLS,
+// deadlines per request, bounded reads), moving bytes to and from the MCP
+// endpoint.
 
 #include <cstddef>
 #include <functional>
@@ -16,6 +17,8 @@ class Server;
 }
 
 namespace transitd {
+
+class connection_server;
 
 struct http_server_options {
   std::string bind = "127.0.0.1";
@@ -72,8 +75,6 @@ public:
   void stop();
 
 private:
-  class connection_server;
-
   http_server_options options_;
   http_routes routes_;
   std::unique_ptr<connection_server> server_;

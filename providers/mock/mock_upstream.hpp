@@ -8,7 +8,12 @@
 //                         "faultCount":3,"retryAfter":2,"hangMs":30000}
 //   GET  /__mock/stats   {"requests":N,"byOperation":{...},"maxInFlight":K,
 //                         "withSubscriptionKey":M}
-//   POST /__mock/reset   zero the counters and clear the faults
+//   POST /__mock/reset   zero the counters, forget the last request and
+//                         clear the faults
+//   GET  /__mock/last-request  the last upstream request served, verbatim:
+//                         its body, with X-Mock-Method and X-Mock-Target
+//                         (path and query) headers; 404 before the first
+//                         (the bench replays it against the mock directly)
 // Faults: none, http500, http503, http429, hang, malformed, truncated,
 // graphql-error (a GraphQL `errors` payload; a Pelias 500 with
 // geocoding.errors). "confidenceScale": 100 makes Pelias confidences 0..100.
@@ -30,9 +35,12 @@
 #include <boost/json.hpp>
 
 namespace httplib {
-class Server;
 struct Request;
 struct Response;
+}
+
+namespace transitd {
+class connection_server;
 }
 
 namespace transitd::mock {
@@ -58,6 +66,14 @@ struct fault_settings {
 /// Parses the control JSON; a failure names the bad field.
 bool parse_fault_settings(const boost::json::object& body,
                           fault_settings& out, std::string& problem);
+
+/// An upstream request as it arrived.
+struct recorded_request {
+  std::string method;
+  /// Path and query string.
+  std::string target;
+  std::string body;
+};
 
 struct mock_stats {
   int64_t requests = 0;
@@ -89,6 +105,8 @@ public:
 
   void set_faults(fault_settings faults);
   mock_stats stats() const;
+  /// The last upstream request served (control requests excluded).
+  std::optional<recorded_request> last_request() const;
   void reset();
 
 private:
@@ -102,10 +120,11 @@ private:
 
   /// Decides, per request, whether the configured fault applies.
   std::string next_fault();
-  void record(const std::string& operation, bool has_key);
+  void record(const httplib::Request& req, const std::string& operation,
+              bool has_key);
   bool wait_or_stop(int milliseconds);
 
-  std::unique_ptr<httplib::Server> server_;
+  std::unique_ptr<connection_server> server_;
   std::thread thread_;
   int port_ = 0;
   std::atomic<bool> stopping_{false};
@@ -114,6 +133,7 @@ private:
   int faults_left_ = -1;
   uint64_t sequence_ = 0;
   mock_stats stats_;
+  std::optional<recorded_request> last_request_;
   std::atomic<int64_t> in_flight_{0};
 };
 

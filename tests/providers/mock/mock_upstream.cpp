@@ -123,6 +123,39 @@ TEST_CASE_METHOD(mock_fixture, "controls reject bad input and reset",
   CHECK(json::parse(stats->body).at("requests").as_int64() == 0);
 }
 
+TEST_CASE_METHOD(mock_fixture,
+                 "the last upstream request is kept verbatim, controls aside",
+                 "[mock][http]") {
+  auto none = client->Get("/__mock/last-request");
+  REQUIRE(none);
+  CHECK(none->status == 404);
+
+  graphql();
+  auto search = client->Get("/geocoding/v1/search?text=kamppi&size=3");
+  REQUIRE(search);
+  CHECK(search->status == 200);
+  faults(R"({"latencyMs":0})"); // a control request is not recorded
+  auto last = client->Get("/__mock/last-request");
+  REQUIRE(last);
+  CHECK(last->status == 200);
+  CHECK(last->get_header_value("X-Mock-Method") == "GET");
+  CHECK(last->get_header_value("X-Mock-Target")
+        == "/geocoding/v1/search?text=kamppi&size=3");
+  CHECK(last->body.empty());
+
+  graphql();
+  last = client->Get("/__mock/last-request");
+  CHECK(last->get_header_value("X-Mock-Method") == "POST");
+  CHECK(last->get_header_value("X-Mock-Target") == "/routing/v2/hsl/gtfs/v1");
+  CHECK(last->body == departures_body);
+  REQUIRE(upstream.last_request());
+  CHECK(upstream.last_request()->body == departures_body);
+
+  client->Post("/__mock/reset", "", "application/json");
+  CHECK_FALSE(upstream.last_request());
+  CHECK(client->Get("/__mock/last-request")->status == 404);
+}
+
 TEST_CASE_METHOD(mock_fixture, "non-GraphQL bodies get OTP's 400",
                  "[mock][http]") {
   CHECK(graphql("not json")->status == 400);

@@ -1,0 +1,95 @@
+#include "transport/connection_server.hpp"
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include <openssl/ssl.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace transitd {
+
+connection_server::connection_server(connection_limits limits,
+                                     std::chrono::milliseconds keep_alive,
+                                     ssl_ctx_st* tls)
+  : tls_(tls),
+    stop_fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
+    limits_(limits),
+    keep_alive_(keep_alive) {
+  if (stop_fd_ < 0) {
+    auto reason = std::string{std::strerror(errno)};
+    if (tls_ != nullptr)
+      SSL_CTX_free(tls_);
+    throw std::runtime_error("cannot create an eventfd: " + reason);
+  }
+  // httplib routes once the headers are in, before it reads the body.
+  set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
+    if (auto* connection = http_connection::current())
+      connection->end_head();
+    return HandlerResponse::Unhandled;
+  });
+}
+
+connection_server::~connection_server() {
+  if (tls_ != nullptr)
+    SSL_CTX_free(tls_);
+  ::close(stop_fd_);
+}
+
+void connection_server::shut_down() {
+  std::uint64_t one = 1;
+  [[maybe_unused]] auto n = ::write(stop_fd_, &one, sizeof(one));
+  stop();
+}
+
+bool connection_server::process_and_close_socket(socket_t sock) {
+  SSL* ssl = nullptr;
+  if (tls_ != nullptr) {
+    ssl = SSL_new(tls_);
+    if (ssl == nullptr || SSL_set_fd(ssl, sock) != 1) {
+      SSL_free(ssl);
+      ::close(sock);
+      return false;
+    }
+  }
+  bool ok = false;
+  {
+    http_connection connection{sock, stop_fd_, limits_, ssl};
+    http_connection::scope current{connection};
+    connection.begin_request();
+    auto remaining = keep_alive_max_count_;
+    if (connection.handshake()
+        && connection.await_request(limits_.read_timeout)) {
+      for (;;) {
+        connection.begin_request();
+        bool closed = false;
+        ok = process_request(connection, remaining == 1, closed, nullptr);
+        ok = connection.flush() && ok;
+        if (!ok || closed || --remaining == 0 || svr_sock_ == INVALID_SOCKET
+            || !connection.await_request(keep_alive_))
+          break;
+      }
+    }
+    connection.close_notify();
+  }
+  SSL_free(ssl);
+  ::shutdown(sock, SHUT_RDWR);
+  ::close(sock);
+  return ok;
+}
+
+handler_scope::handler_scope() : connection_(http_connection::current()) {
+  if (connection_ != nullptr)
+    connection_->begin_handler();
+}
+
+handler_scope::~handler_scope() {
+  if (connection_ != nullptr)
+    connection_->end_handler();
+}
+
+} // namespace transitd
