@@ -105,6 +105,15 @@ ticks_per_s=$(getconf CLK_TCK)
 
 declare -A rps_of
 field() { sed -n "s/.*[ ]$1=\([0-9.]*\).*/\1/p" <<<" $2"; } # name line -> value
+fields() { # line name... -> the values, space-separated (0 when missing)
+  local line=$1 name out=()
+  shift
+  for name; do
+    local v; v=$(field "$name" "$line")
+    out+=("${v:-0}")
+  done
+  echo "${out[*]}"
+}
 printf '| server | tool | mode | conns | req/s | p50 ms | p90 ms | p99 ms | upstream req | CPU %% | peak RSS MB |\n'
 printf '|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n'
 measure() { # server tool mode pid port session bodyfile conns
@@ -116,17 +125,13 @@ measure() { # server tool mode pid port session bodyfile conns
   local up=$(( $(upstream_requests) - before_up ))
   local cpu=$(( ( $(cpu_ticks "$pid") - before_cpu ) * 100 / (ticks_per_s * duration) ))
   local rps p50 p90 p99 non2xx errors
-  rps=$(field rps "$line")
-  p50=$(field p50_ms "$line")
-  p90=$(field p90_ms "$line")
-  p99=$(field p99_ms "$line")
-  non2xx=$(field non2xx "$line")
-  errors=$(field errors "$line")
+  read -r rps p50 p90 p99 non2xx errors \
+    <<<"$(fields "$line" rps p50_ms p90_ms p99_ms non2xx errors)"
   rps_of["$server/$tool/$mode/$c"]=$rps
   rps_of["p50:$server/$tool/$mode/$c"]=$p50
   rps_of["p99:$server/$tool/$mode/$c"]=$p99
   local note=""
-  [ "${non2xx:-0}" != 0 ] || [ "${errors:-0}" != 0 ] && note=" (non-2xx $non2xx, socket errors $errors)"
+  [ "$non2xx" != 0 ] || [ "$errors" != 0 ] && note=" (non-2xx $non2xx, socket errors $errors)"
   printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s\n' \
     "$server" "$tool" "$mode" "$c" "$rps" "$p50" "$p90" "$p99" "$up" "$cpu" \
     "$(peak_rss_mb "$pid")" "$note"
@@ -181,12 +186,8 @@ openloop() { # label port session bodyfile rate conns [path]
            --session "$session" --body-file "$file" --rate "$rate" \
            --connections "$conns" --duration "$duration" --warmup 1 | grep RESULT)
   local p50 p90 p99 max errors intended
-  p50=$(field p50_ms "$line")
-  p90=$(field p90_ms "$line")
-  p99=$(field p99_ms "$line")
-  max=$(field max_ms "$line")
-  errors=$(field errors "$line")
-  intended=$(field intended "$line")
+  read -r p50 p90 p99 max errors intended \
+    <<<"$(fields "$line" p50_ms p90_ms p99_ms max_ms errors intended)"
   rps_of["ol50:$label"]=$p50
   rps_of["ol99:$label"]=$p99
   printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \

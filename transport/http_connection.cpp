@@ -38,7 +38,11 @@ short tls_wants(ssl_st* ssl, int rc) {
   }
 }
 
-void numeric_name(int fd, bool peer, std::string& ip, int& port) {
+/// Fills `ip` and `port` with the numeric name of the socket's peer (or its
+/// own), unless they hold it already (a port of -1 means not yet).
+void remember_name(int fd, bool peer, std::string& ip, int& port) {
+  if (port >= 0)
+    return;
   sockaddr_storage addr{};
   socklen_t len = sizeof(addr);
   auto* sa = reinterpret_cast<sockaddr*>(&addr);
@@ -267,16 +271,14 @@ void http_connection::close_notify() {
 void http_connection::get_remote_ip_and_port(std::string& ip,
                                              int& port) const {
   // Asked for every request; the answer is the connection's.
-  if (remote_port_ < 0)
-    numeric_name(fd_, true, remote_ip_, remote_port_);
+  remember_name(fd_, true, remote_ip_, remote_port_);
   ip = remote_ip_;
   port = remote_port_;
 }
 
 void http_connection::get_local_ip_and_port(std::string& ip,
                                             int& port) const {
-  if (local_port_ < 0)
-    numeric_name(fd_, false, local_ip_, local_port_);
+  remember_name(fd_, false, local_ip_, local_port_);
   ip = local_ip_;
   port = local_port_;
 }

@@ -1,21 +1,14 @@
 #include "transport/http_server.hpp"
 
-#include <cctype>
-#include <cstdlib>
-#include <memory>
-#include <utility>
-#include <stdexcept>
-
-#include <cerrno>
 #include <chrono>
-#include <cstdint>
-#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
 
 #include <httplib.h>
 #include <openssl/ssl.h>
 #include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "transport/connection_server.hpp"
 #include "transport/http_connection.hpp"
