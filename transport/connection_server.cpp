@@ -1,5 +1,6 @@
 #include "transport/connection_server.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -26,6 +27,9 @@ connection_server::connection_server(connection_limits limits,
       SSL_CTX_free(tls_);
     throw std::runtime_error("cannot create an eventfd: " + reason);
   }
+  // What httplib's replies advertise in Keep-Alive is the wait we keep.
+  set_keep_alive_timeout(static_cast<time_t>(
+    std::max<long long>(1, (keep_alive.count() + 999) / 1000)));
   // httplib routes once the headers are in, before it reads the body.
   set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
     if (auto* connection = http_connection::current())
@@ -58,19 +62,28 @@ bool connection_server::process_and_close_socket(socket_t sock) {
   }
   bool ok = false;
   {
-    http_connection connection{sock, stop_fd_, limits_, ssl};
+    // The Keep-Alive header of replies written outside httplib (deferred).
+    auto keep_alive = "timeout=" + std::to_string(keep_alive_timeout_sec_)
+                      + ", max=" + std::to_string(keep_alive_max_count_);
+    http_connection connection{sock, stop_fd_, limits_, ssl,
+                               std::move(keep_alive)};
     http_connection::scope current{connection};
     connection.begin_request();
     auto remaining = keep_alive_max_count_;
     if (connection.handshake()
         && connection.await_request(limits_.read_timeout)) {
       for (;;) {
-        connection.begin_request();
+        connection.begin_request(remaining == 1);
         bool closed = false;
         ok = process_request(connection, remaining == 1, closed, nullptr);
         ok = connection.flush() && ok;
-        if (!ok || closed || --remaining == 0 || svr_sock_ == INVALID_SOCKET
-            || !connection.await_request(keep_alive_))
+        if (!ok || closed || --remaining == 0
+            || svr_sock_ == INVALID_SOCKET) {
+          // The last reply may still be on its way from another thread.
+          ok = connection.settle() && ok;
+          break;
+        }
+        if (!connection.await_request(keep_alive_))
           break;
       }
     }

@@ -34,12 +34,15 @@ void gateway::stop() {
   shards_.clear();
 }
 
-void gateway::abandon(const std::string& correlation_id) {
+void gateway::abandon(const tool_router_actor& router,
+                      const std::string& correlation_id) {
   if (!correlation_id.empty())
-    caf::anon_send(router_, cancel_call{correlation_id});
+    caf::anon_send(router, cancel_call{correlation_id});
 }
 
 void gateway::dispatch(std::shared_ptr<pending_call> call) {
+  if (shards_.empty())
+    return; // stopped: the call, dropped here, answers with an error
   auto index = next_.fetch_add(1, std::memory_order_relaxed) % shards_.size();
   caf::anon_send(shards_[index], std::move(call));
 }

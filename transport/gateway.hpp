@@ -1,15 +1,17 @@
 #pragma once
 // GATEWAY: the bridge from HTTP threads into the actor system. An HTTP
 // thread hands a typed request to one of a few long-lived event-based
-// gateway actors and waits (with a deadline, and cancellably) for the typed
-// reply. A blocking scoped_actor per call would pile up stale request
-// timeouts in CAF 0.17; a shared gateway does not.
+// gateway actors and goes back to its connection; the typed reply (or the
+// deadline, or cancellation) reaches a callback on the actor's thread,
+// which writes the HTTP reply. A blocking scoped_actor per call would pile
+// up stale request timeouts in CAF 0.17; a shared gateway does not.
 
 #include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <memory>
-#include <optional>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include <caf/actor.hpp>
@@ -45,12 +47,17 @@ public:
   gateway(const gateway&) = delete;
   gateway& operator=(const gateway&) = delete;
 
-  /// Sends `request` to TOOL_ROUTER and blocks the calling (non-actor)
-  /// thread until the reply, the deadline in the request's context, or
-  /// cancellation. Cancellation yields ec::cancelled.
+  /// Sends `request` to TOOL_ROUTER and returns at once. `done` gets the
+  /// reply or the error exactly once, on an actor's thread (or, when the
+  /// call ends before it starts, on the caller's or canceller's): by the
+  /// deadline in the request's context at the latest (CAF's request
+  /// timeout: upstream-timeout); at once when `cancel` fires (ec::cancelled,
+  /// and the engine is told to stop the call's upstream work); and, should
+  /// the call be dropped unanswered (the gateway stopping), with an
+  /// internal error.
   template <class Request, class Reply>
-  caf::expected<Reply> call(Request request,
-                            const std::shared_ptr<mcp::cancellation>& cancel);
+  void call(Request request, const std::shared_ptr<mcp::cancellation>& cancel,
+            std::function<void(caf::expected<Reply>)> done);
 
   /// Stops the gateway actors.
   void stop();
@@ -61,7 +68,8 @@ private:
 
   void dispatch(std::shared_ptr<pending_call> call);
   /// Tells the engine to stop the upstream work of a call nobody waits for.
-  void abandon(const std::string& correlation_id);
+  static void abandon(const tool_router_actor& router,
+                      const std::string& correlation_id);
 
   tool_router_actor router_;
   std::vector<caf::actor> shards_;
@@ -73,54 +81,55 @@ class gateway::typed_call
   : public pending_call,
     public std::enable_shared_from_this<typed_call<Request, Reply>> {
 public:
+  using callback = std::function<void(caf::expected<Reply>)>;
+
   typed_call(tool_router_actor router, Request request,
-             std::chrono::milliseconds timeout,
-             std::shared_ptr<mcp::cancellation> cancel)
+             std::chrono::milliseconds timeout, callback done)
     : router_(std::move(router)),
       request_(std::move(request)),
       timeout_(timeout),
-      cancel_(std::move(cancel)) {
+      done_(std::move(done)) {
+  }
+
+  ~typed_call() override {
+    // Nothing holds the call any more and nobody answered it: the gateway
+    // stopped before it reached TOOL_ROUTER, or its actor went away.
+    complete(make_error(ec::internal_error,
+                        "the engine stopped before answering the call"));
   }
 
   void start(caf::event_based_actor* self) override {
+    if (finished_.load(std::memory_order_acquire))
+      return; // cancelled on its way here
     auto me = this->shared_from_this();
     self->request(router_, timeout_, std::move(request_))
       .then([me](Reply& reply) { me->complete(std::move(reply)); },
             [me](caf::error& err) { me->complete(std::move(err)); });
   }
 
-  /// Waits until the reply arrives, the call is cancelled, or `deadline`.
-  std::optional<caf::expected<Reply>>
-  wait(std::chrono::steady_clock::time_point deadline) {
-    std::unique_lock<std::mutex> lock{cancel_->mutex()};
-    cancel_->wait_until(lock, deadline,
-                        [this] { return result_.has_value(); });
-    if (cancel_->cancelled_locked())
-      return caf::expected<Reply>{make_error(ec::cancelled,
-                                             "the call was cancelled")};
-    return std::move(result_);
+  /// Hands `result` to the callback unless an earlier result did; true
+  /// when this one did.
+  bool complete(caf::expected<Reply> result) {
+    if (finished_.exchange(true, std::memory_order_acq_rel))
+      return false;
+    auto done = std::move(done_);
+    done_ = nullptr;
+    done(std::move(result));
+    return true;
   }
 
 private:
-  void complete(caf::expected<Reply> result) {
-    {
-      std::lock_guard<std::mutex> guard{cancel_->mutex()};
-      result_ = std::move(result);
-    }
-    cancel_->condition().notify_all();
-  }
-
   tool_router_actor router_;
   Request request_;
   std::chrono::milliseconds timeout_;
-  std::shared_ptr<mcp::cancellation> cancel_;
-  std::optional<caf::expected<Reply>> result_;
+  callback done_;
+  std::atomic<bool> finished_{false};
 };
 
 template <class Request, class Reply>
-caf::expected<Reply>
-gateway::call(Request request,
-              const std::shared_ptr<mcp::cancellation>& cancel) {
+void gateway::call(Request request,
+                   const std::shared_ptr<mcp::cancellation>& cancel,
+                   std::function<void(caf::expected<Reply>)> done) {
   using namespace std::chrono;
   auto now = system_clock::now();
   auto deadline_ms = request.context.deadline_ms;
@@ -132,18 +141,15 @@ gateway::call(Request request,
     left = milliseconds{1};
   auto correlation_id = request.context.correlation_id;
   auto call = std::make_shared<typed_call<Request, Reply>>(
-    router_, std::move(request), left, cancel);
-  dispatch(call);
-  // The actor-side request times out first; the grace covers its delivery.
-  auto waited = call->wait(steady_clock::now() + left + milliseconds{500});
-  if (!waited) {
-    abandon(correlation_id);
-    return make_error(ec::upstream_timeout,
-                      "the call did not finish within its deadline");
-  }
-  if (cancel->cancelled())
-    abandon(correlation_id);
-  return std::move(*waited);
+    router_, std::move(request), left, std::move(done));
+  // The canceller holds the call weakly: a call that has ended is gone.
+  std::weak_ptr<typed_call<Request, Reply>> weak = call;
+  cancel->on_cancel([weak, router = router_, correlation_id] {
+    if (auto c = weak.lock();
+        c && c->complete(make_error(ec::cancelled, "the call was cancelled")))
+      abandon(router, correlation_id);
+  });
+  dispatch(std::move(call));
 }
 
 } // namespace transitd

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <utility>
@@ -10,6 +11,7 @@
 #include <netdb.h>
 #include <openssl/ssl.h>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -59,14 +61,112 @@ void remember_name(int fd, bool peer, std::string& ip, int& port) {
   port = std::atoi(serv);
 }
 
+std::string_view reason_phrase(int status) {
+  switch (status) {
+    case 200: return "OK";
+    case 201: return "Created";
+    case 202: return "Accepted";
+    case 204: return "No Content";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 406: return "Not Acceptable";
+    case 408: return "Request Timeout";
+    case 413: return "Payload Too Large";
+    case 415: return "Unsupported Media Type";
+    case 429: return "Too Many Requests";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 502: return "Bad Gateway";
+    case 503: return "Service Unavailable";
+    case 504: return "Gateway Timeout";
+    default: return "Unknown";
+  }
+}
+
+void drain(int event_fd) {
+  std::uint64_t count;
+  while (::read(event_fd, &count, sizeof(count)) > 0) {
+  }
+}
+
 } // namespace
 
+deferred_reply::deferred_reply(int fd, int wake_fd, bool send_here,
+                               bool close, std::string keep_alive,
+                               std::function<void()> on_abandon)
+  : fd_(fd),
+    wake_fd_(wake_fd),
+    send_here_(send_here),
+    close_(close),
+    keep_alive_(std::move(keep_alive)),
+    on_abandon_(std::move(on_abandon)) {
+}
+
+void deferred_reply::wake() const {
+  std::uint64_t one = 1;
+  [[maybe_unused]] auto n = ::write(wake_fd_, &one, sizeof(one));
+}
+
+void deferred_reply::deliver(int status, std::string_view content_type,
+                             const header_list& headers,
+                             std::string_view body) {
+  // What httplib writes for a reply of its own, in the same order.
+  std::string bytes;
+  bytes.reserve(body.size() + 256);
+  bytes.append("HTTP/1.1 ").append(std::to_string(status)).append(" ");
+  bytes.append(reason_phrase(status)).append("\r\n");
+  if (close_)
+    bytes.append("Connection: close\r\n");
+  bytes.append("Content-Length: ").append(std::to_string(body.size()));
+  bytes.append("\r\n");
+  if (!content_type.empty())
+    bytes.append("Content-Type: ").append(content_type).append("\r\n");
+  if (!close_ && !keep_alive_.empty())
+    bytes.append("Keep-Alive: ").append(keep_alive_).append("\r\n");
+  for (const auto& [name, value] : headers)
+    bytes.append(name).append(": ").append(value).append("\r\n");
+  bytes.append("\r\n").append(body);
+
+  std::lock_guard<std::mutex> guard{mutex_};
+  if (state_ != state::pending)
+    return; // the client is gone
+  std::size_t sent = 0;
+  if (send_here_) {
+    // Holding the lock: the connection cannot close the socket meanwhile.
+    while (sent < bytes.size()) {
+      auto n = ::send(fd_, bytes.data() + sent, bytes.size() - sent,
+                      MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n > 0)
+        sent += static_cast<std::size_t>(n);
+      else if (n < 0 && errno == EINTR)
+        continue;
+      else
+        break; // full (or failing): the connection's thread takes over
+    }
+    if (sent == bytes.size()) {
+      state_ = state::sent;
+      sent_at_ = std::chrono::steady_clock::now();
+      if (owner_waiting_)
+        wake();
+      return;
+    }
+  }
+  bytes_ = bytes.substr(sent);
+  state_ = state::handed_back;
+  wake();
+}
+
 http_connection::http_connection(int fd, int stop_fd,
-                                 connection_limits limits, ssl_st* ssl)
+                                 connection_limits limits, ssl_st* ssl,
+                                 std::string keep_alive)
   : fd_(fd),
     stop_fd_(stop_fd),
     limits_(limits),
     ssl_(ssl),
+    keep_alive_(std::move(keep_alive)),
     budget_(limits.max_head_bytes),
     in_(read_chunk) {
   auto flags = ::fcntl(fd_, F_GETFL, 0);
@@ -74,7 +174,21 @@ http_connection::http_connection(int fd, int stop_fd,
     ::fcntl(fd_, F_SETFL, flags | O_NONBLOCK);
 }
 
-http_connection::~http_connection() = default;
+http_connection::~http_connection() {
+  if (deferred_) {
+    // Leaving with a reply still to come: nobody can receive it.
+    bool pending;
+    {
+      std::lock_guard<std::mutex> guard{deferred_->mutex_};
+      pending = deferred_->state_ == deferred_reply::state::pending;
+      deferred_->state_ = deferred_reply::state::abandoned;
+    }
+    if (pending && deferred_->on_abandon_)
+      deferred_->on_abandon_();
+  }
+  if (wake_fd_ >= 0)
+    ::close(wake_fd_);
+}
 
 http_connection* http_connection::current() {
   return current_connection;
@@ -89,9 +203,101 @@ http_connection::scope::~scope() {
   current_connection = previous_;
 }
 
-void http_connection::begin_request() {
+void http_connection::begin_request(bool last) {
   deadline_ = clock::now() + limits_.request_timeout;
   budget_ = limits_.max_head_bytes;
+  last_request_ = last;
+  discarding_ = false;
+}
+
+std::shared_ptr<deferred_reply>
+http_connection::defer(bool close, std::function<void()> on_abandon) {
+  if (wake_fd_ < 0)
+    wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (wake_fd_ < 0)
+    return nullptr;
+  close = close || last_request_;
+  // A reply that ends the connection goes out from here, which closes it.
+  deferred_.reset(new deferred_reply(fd_, wake_fd_, ssl_ == nullptr && !close,
+                                     close, keep_alive_,
+                                     std::move(on_abandon)));
+  discarding_ = true;
+  return deferred_;
+}
+
+bool http_connection::buffered() const {
+  return in_pos_ < in_len_ || (ssl_ != nullptr && SSL_pending(ssl_) > 0);
+}
+
+bool http_connection::await_deferred(milliseconds& idle, bool to_the_end) {
+  auto reply = deferred_;
+  using state = deferred_reply::state;
+  // Once the client has sent more (or the server is stopping), only the
+  // reply is waited for: a pipelined request waits for its turn.
+  bool only_reply = to_the_end;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock{reply->mutex_};
+      if (reply->state_ == state::sent) {
+        lock.unlock();
+        deferred_.reset();
+        // The keep-alive wait runs from the reply.
+        idle -= std::chrono::duration_cast<milliseconds>(clock::now()
+                                                         - reply->sent_at_);
+        return true;
+      }
+      if (reply->state_ == state::handed_back) {
+        out_ = std::move(reply->bytes_);
+        reply->state_ = state::sent;
+        lock.unlock();
+        deferred_.reset();
+        end_handler(); // the reply's deadline
+        return flush() && (to_the_end || !reply->close_);
+      }
+      only_reply = only_reply || buffered();
+      reply->owner_waiting_ = only_reply;
+    }
+    pollfd fds[3] = {{wake_fd_, POLLIN, 0},
+                     {fd_, static_cast<short>(POLLRDHUP | (only_reply ? 0 : POLLIN)), 0},
+                     {stop_fd_, POLLIN, 0}};
+    nfds_t count = only_reply || stop_fd_ < 0 ? 2 : 3;
+    // While the reply is pending, nothing bounds the wait but the call's
+    // own deadline; the timeout only re-checks a reply sent meanwhile.
+    auto n = ::poll(fds, count,
+                    only_reply ? -1 : static_cast<int>(std::max<long long>(idle.count(), 1)));
+    if (n < 0 && errno != EINTR) {
+      failed_ = true;
+      return false; // the destructor abandons the reply
+    }
+    if (n <= 0)
+      continue;
+    if (fds[0].revents != 0)
+      drain(wake_fd_);
+    if ((fds[1].revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0) {
+      // The client hung up. A reply already out needs nothing more.
+      bool pending;
+      {
+        std::lock_guard<std::mutex> guard{reply->mutex_};
+        pending = reply->state_ == state::pending;
+        if (pending)
+          reply->state_ = state::abandoned;
+      }
+      if (!pending)
+        continue;
+      deferred_.reset();
+      failed_ = true;
+      if (reply->on_abandon_)
+        reply->on_abandon_();
+      return false;
+    }
+    if ((fds[1].revents & POLLIN) != 0 || (count == 3 && fds[2].revents != 0))
+      only_reply = true;
+  }
+}
+
+bool http_connection::settle() {
+  milliseconds unused{0};
+  return !deferred_ || await_deferred(unused, true);
 }
 
 void http_connection::end_head() {
@@ -184,8 +390,12 @@ bool http_connection::handshake() {
 }
 
 bool http_connection::await_request(milliseconds idle) {
+  if (deferred_ && !await_deferred(idle, false))
+    return false;
   if (in_pos_ < in_len_)
     return true; // pipelined: already here
+  if (idle.count() <= 0)
+    return false;
   if (!flush())
     return false;
   auto saved = deadline_;
@@ -228,6 +438,8 @@ ssize_t http_connection::read(char* ptr, size_t size) {
 ssize_t http_connection::write(const char* ptr, size_t size) {
   if (failed_)
     return -1;
+  if (discarding_)
+    return static_cast<ssize_t>(size);
   out_.append(ptr, size);
   if (out_.size() >= write_high_water && !flush())
     return -1;

@@ -14,7 +14,12 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <httplib.h>
@@ -34,6 +39,50 @@ struct connection_limits {
   std::size_t max_head_bytes = 24 * 1024;
 };
 
+class http_connection;
+
+/// A reply that another thread delivers after its request's handler has
+/// returned: an actor finishing a tool call writes it while the
+/// connection's own thread has gone back to waiting for the client. Over
+/// plain TCP the delivering thread sends it itself when the socket takes
+/// all of it at once, so no thread wakes for it; otherwise (TLS, a full
+/// socket buffer, a reply that ends the connection) it hands the bytes to
+/// the connection's thread.
+class deferred_reply {
+public:
+  using header_list = std::vector<std::pair<std::string, std::string>>;
+
+  /// Sends the reply (an HTTP/1.1 response with these parts), once. Does
+  /// nothing when the client has gone meanwhile.
+  void deliver(int status, std::string_view content_type,
+               const header_list& headers, std::string_view body);
+
+private:
+  friend class http_connection;
+  enum class state { pending, sent, handed_back, abandoned };
+
+  deferred_reply(int fd, int wake_fd, bool send_here, bool close,
+                 std::string keep_alive, std::function<void()> on_abandon);
+
+  /// Wakes the connection's thread (under mutex_).
+  void wake() const;
+
+  const int fd_;
+  const int wake_fd_;
+  const bool send_here_;
+  const bool close_;
+  const std::string keep_alive_;
+  std::function<void()> on_abandon_;
+
+  std::mutex mutex_;
+  state state_ = state::pending;
+  /// The connection's thread waits for the reply and must be woken.
+  bool owner_waiting_ = false;
+  /// Handed back: the bytes still to send.
+  std::string bytes_;
+  std::chrono::steady_clock::time_point sent_at_;
+};
+
 class http_connection final : public httplib::Stream {
 public:
   using clock = std::chrono::steady_clock;
@@ -41,8 +90,9 @@ public:
   /// Serves `fd` (not owned; made non-blocking). `stop_fd` (an eventfd, or
   /// -1) ends every wait for a request once it becomes readable. With `ssl`
   /// (not owned, already bound to `fd`) the bytes are TLS.
+  /// `keep_alive` is the Keep-Alive header a deferred reply carries.
   http_connection(int fd, int stop_fd, connection_limits limits,
-                  ssl_st* ssl = nullptr);
+                  ssl_st* ssl = nullptr, std::string keep_alive = {});
   ~http_connection() override;
 
   http_connection(const http_connection&) = delete;
@@ -52,13 +102,27 @@ public:
   /// TLS).
   bool handshake();
 
-  /// Waits up to `idle` for the first byte of the next request; false when
-  /// the client closed, the wait timed out or the server is stopping.
+  /// Waits up to `idle` for the first byte of the next request (once a
+  /// deferred reply is out); false when the client closed, the wait timed
+  /// out or the server is stopping.
   bool await_request(std::chrono::milliseconds idle);
 
   /// A request starts: its deadline runs from now and its byte budget is
-  /// full.
-  void begin_request();
+  /// full. `last` when the connection closes after it.
+  void begin_request(bool last = false);
+
+  /// The handler of the current request will not reply through httplib:
+  /// whatever httplib writes for it is dropped, and the returned reply,
+  /// delivered from any thread, goes out instead. The connection closes
+  /// after it when `close` or when this is its last request. Should the
+  /// client hang up first, `on_abandon` runs (on this connection's thread).
+  /// Null when it cannot be done (no wake-up descriptor): reply the usual
+  /// way then.
+  std::shared_ptr<deferred_reply> defer(bool close,
+                                        std::function<void()> on_abandon);
+  /// Waits until the deferred reply, if any, is out; false when it could
+  /// not be sent.
+  bool settle();
   /// Its line and headers have been read: the byte budget no longer
   /// applies.
   void end_head();
@@ -113,11 +177,25 @@ private:
                    bool stoppable) const;
   /// Refills the read buffer; >0 bytes read, 0 closed, -1 error or timeout.
   ssize_t fill(std::chrono::milliseconds limit, bool stoppable);
+  /// Waits until the deferred reply is out, watching the client meanwhile
+  /// (a hang-up abandons the reply), and takes the time since the reply
+  /// from `idle`; with `to_the_end` the connection ends after the reply.
+  /// False when the connection is done.
+  bool await_deferred(std::chrono::milliseconds& idle, bool to_the_end);
+  /// Whether bytes of a next request are already read or decrypted.
+  bool buffered() const;
 
   int fd_;
   int stop_fd_;
   connection_limits limits_;
   ssl_st* ssl_;
+  std::string keep_alive_;
+  bool last_request_ = false;
+  /// Drops what httplib writes (its reply to a deferred request).
+  bool discarding_ = false;
+  std::shared_ptr<deferred_reply> deferred_;
+  /// Wakes this connection's thread for a deferred reply; made on first use.
+  int wake_fd_ = -1;
   clock::time_point deadline_ = clock::time_point::max();
   std::size_t budget_;
   /// Read buffer: bytes [in_pos_, in_len_) not yet handed to httplib.

@@ -1,6 +1,9 @@
 #include "transport/http_server.hpp"
 
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -8,7 +11,6 @@
 
 #include <httplib.h>
 #include <openssl/ssl.h>
-#include <poll.h>
 
 #include "transport/connection_server.hpp"
 #include "transport/http_connection.hpp"
@@ -37,20 +39,28 @@ void to_httplib(mcp::http_reply&& reply, httplib::Response& res) {
   }
 }
 
-/// A probe that answers true once the client of the calling thread's
-/// request has closed its connection (or reset it). A client that
-/// half-closes (shuts down its sending side) while waiting counts as gone.
-mcp::cancellation::peer_probe connection_probe() {
-  auto* connection = http_connection::current();
-  if (connection == nullptr)
-    return {};
-  int fd = connection->fd();
-  return [fd] {
-    pollfd p{fd, POLLRDHUP, 0};
-    if (::poll(&p, 1, 0) <= 0)
-      return false;
-    return (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0;
-  };
+/// The reply to one /mcp request, which may come from another thread while
+/// the handler still runs, or after it has returned (deferred).
+struct reply_slot {
+  std::mutex mutex;
+  std::condition_variable ready;
+  /// Delivered while the handler ran: httplib sends it.
+  std::optional<mcp::http_reply> early;
+  /// Set when the handler has returned without a reply.
+  std::shared_ptr<deferred_reply> late;
+};
+
+void deliver(reply_slot& slot, mcp::http_reply&& reply) {
+  std::unique_lock<std::mutex> lock{slot.mutex};
+  if (!slot.late) {
+    slot.early = std::move(reply);
+    lock.unlock();
+    slot.ready.notify_all();
+    return;
+  }
+  auto late = slot.late;
+  lock.unlock();
+  late->deliver(reply.status, reply.content_type, reply.headers, reply.body);
 }
 
 connection_limits limits_of(const http_server_options& o) {
@@ -121,11 +131,32 @@ http_server::http_server(http_server_options options, http_routes routes)
     ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
     listen_fd_ = fd;
   });
+  // An /mcp request's handler returns without waiting for the reply of a
+  // tool call: the thread that finishes the call writes it (deferred_reply)
+  // while this one goes back to the connection.
   auto serve = [this](const httplib::Request& req, httplib::Response& res) {
     handler_scope handling;
     auto request = from_httplib(req);
-    request.peer_closed = connection_probe();
-    to_httplib(routes_.mcp(request), res);
+    auto hangup = std::make_shared<mcp::cancellation>();
+    request.hangup = hangup;
+    auto slot = std::make_shared<reply_slot>();
+    routes_.mcp(request, [slot](mcp::http_reply reply) {
+      deliver(*slot, std::move(reply));
+    });
+    std::unique_lock<std::mutex> lock{slot->mutex};
+    if (!slot->early) {
+      auto* connection = http_connection::current();
+      if (connection != nullptr)
+        slot->late = connection->defer(
+          req.get_header_value("Connection") == "close",
+          [hangup] { hangup->cancel(); });
+      if (slot->late)
+        return;
+      // Not deferrable (no connection of ours, or no descriptor left):
+      // wait for the reply here.
+      slot->ready.wait(lock, [&] { return slot->early.has_value(); });
+    }
+    to_httplib(std::move(*slot->early), res);
   };
   svr.Post("/mcp", serve);
   svr.Get("/mcp", serve);

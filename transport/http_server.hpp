@@ -48,11 +48,16 @@ struct http_server_options {
 
 /// Turns one request into a reply.
 using http_handler = std::function<mcp::http_reply(const mcp::http_request&)>;
+/// Turns one request into a reply that `done` receives, on this thread or
+/// later on another (mcp::endpoint::handle): the HTTP thread does not wait
+/// for it.
+using async_http_handler =
+  std::function<void(const mcp::http_request&, mcp::reply_sink done)>;
 
 /// What the server answers besides /healthz; an empty handler is a 404.
 struct http_routes {
   /// /mcp: POST, GET and DELETE.
-  http_handler mcp;
+  async_http_handler mcp;
   /// GET /metrics and GET /readyz.
   http_handler metrics;
   http_handler ready;

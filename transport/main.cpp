@@ -265,8 +265,9 @@ int main(int argc, char** argv) {
   server_opts.tls_cert = cfg.tls_cert;
   server_opts.tls_key = cfg.tls_key;
   http_routes routes;
-  routes.mcp = [&endpoint](const mcp::http_request& r) {
-    return endpoint.handle(r);
+  routes.mcp = [&endpoint](const mcp::http_request& r,
+                           mcp::reply_sink done) {
+    endpoint.handle(r, std::move(done));
   };
   routes.metrics = [&ops](const mcp::http_request& r) {
     return ops.metrics(r);

@@ -1,7 +1,9 @@
 #include "transport/mcp.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <condition_variable>
 
 #include <spdlog/spdlog.h>
 
@@ -173,10 +175,16 @@ std::size_t endpoint::session_count() const {
 }
 
 void endpoint::cancel_all() {
-  std::lock_guard<std::mutex> guard{sessions_mutex_};
-  for (auto& [id, s] : sessions_)
-    for (auto& [request_id, cancel] : s.in_flight)
-      cancel->cancel();
+  std::vector<std::shared_ptr<cancellation>> calls;
+  {
+    std::lock_guard<std::mutex> guard{sessions_mutex_};
+    for (auto& [id, s] : sessions_)
+      for (auto& [request_id, cancel] : s.in_flight)
+        calls.push_back(cancel);
+  }
+  // Outside the lock: cancelling finishes a call, which takes it.
+  for (auto& cancel : calls)
+    cancel->cancel();
 }
 
 bool endpoint::host_allowed(std::string_view host) const {
@@ -261,26 +269,50 @@ endpoint::authenticate(const http_request& request,
   return std::nullopt;
 }
 
+void endpoint::handle(const http_request& request, reply_sink done) {
+  auto answer = [&]() -> std::optional<http_reply> {
+    if (auto refused = check_headers(request))
+      return refused;
+    if (auto refused = check_origin(request))
+      return refused;
+    caller from;
+    if (auto refused = authenticate(request, from.principal))
+      return refused;
+    from.hangup = request.hangup;
+    from.body_bytes = request.body.size();
+    if (request.method == "POST")
+      return handle_post(request, from, done);
+    if (request.method == "DELETE")
+      return handle_delete(request, from);
+    // No server-initiated stream: every response rides on its POST.
+    auto reply = rpc_error_reply(405, nullptr, json_rpc::invalid_request,
+                                 "Method Not Allowed: use POST (or DELETE "
+                                 "to end a session)");
+    reply.headers.emplace_back("Allow", "POST, DELETE");
+    return reply;
+  }();
+  if (answer)
+    done(std::move(*answer));
+}
+
 http_reply endpoint::handle(const http_request& request) {
-  if (auto refused = check_headers(request))
-    return *refused;
-  if (auto refused = check_origin(request))
-    return *refused;
-  caller from;
-  if (auto refused = authenticate(request, from.principal))
-    return *refused;
-  from.peer_closed = request.peer_closed;
-  from.body_bytes = request.body.size();
-  if (request.method == "POST")
-    return handle_post(request, from);
-  if (request.method == "DELETE")
-    return handle_delete(request, from);
-  // No server-initiated stream: every response rides on its POST.
-  auto reply = rpc_error_reply(405, nullptr, json_rpc::invalid_request,
-                               "Method Not Allowed: use POST (or DELETE to "
-                               "end a session)");
-  reply.headers.emplace_back("Allow", "POST, DELETE");
-  return reply;
+  struct waiter {
+    std::mutex mutex;
+    std::condition_variable ready;
+    std::optional<http_reply> reply;
+  };
+  auto w = std::make_shared<waiter>();
+  handle(request, [w](http_reply reply) {
+    {
+      std::lock_guard<std::mutex> guard{w->mutex};
+      w->reply = std::move(reply);
+    }
+    w->ready.notify_all();
+  });
+  std::unique_lock<std::mutex> lock{w->mutex};
+  // Every call ends (by its deadline at the latest): no bound needed here.
+  w->ready.wait(lock, [&] { return w->reply.has_value(); });
+  return std::move(*w->reply);
 }
 
 namespace {
@@ -320,8 +352,9 @@ http_reply endpoint::handle_delete(const http_request& request,
   return no_content(200);
 }
 
-http_reply endpoint::handle_post(const http_request& request,
-                                 const caller& from) {
+std::optional<http_reply> endpoint::handle_post(const http_request& request,
+                                                const caller& from,
+                                                reply_sink& done) {
   auto content_type = lower(request.header("content-type"));
   if (content_type.compare(0, json_type.size(), json_type) != 0)
     return rpc_error_reply(415, nullptr, json_rpc::invalid_request,
@@ -382,7 +415,7 @@ http_reply endpoint::handle_post(const http_request& request,
       return no_content(202);
     default:
       return dispatch(session_id, version, message.id, message.method,
-                      message.params, from);
+                      message.params, from, done);
   }
 }
 
@@ -464,30 +497,36 @@ void endpoint::notify(const std::string& session_id, const std::string& method,
     if (it == params.end())
       return;
     auto key = json::serialize(it->value());
-    std::lock_guard<std::mutex> guard{sessions_mutex_};
-    auto s = sessions_.find(session_id);
-    if (s == sessions_.end())
-      return;
-    if (auto call = s->second.in_flight.find(key);
-        call != s->second.in_flight.end()) {
-      call->second->cancel();
+    std::shared_ptr<cancellation> cancel;
+    {
+      std::lock_guard<std::mutex> guard{sessions_mutex_};
+      auto s = sessions_.find(session_id);
+      if (s == sessions_.end())
+        return;
+      if (auto call = s->second.in_flight.find(key);
+          call != s->second.in_flight.end())
+        cancel = call->second;
+    }
+    // Outside the lock: cancelling finishes the call, which takes it.
+    if (cancel) {
       spdlog::info("MCP request {} cancelled by the client", key);
+      cancel->cancel();
     }
   }
   // notifications/initialized and others need no action.
 }
 
-http_reply endpoint::dispatch(const std::string& session_id,
-                              const std::string&, const json::value& id,
-                              const std::string& method,
-                              const json::object& params,
-                              const caller& from) {
+std::optional<http_reply>
+endpoint::dispatch(const std::string& session_id, const std::string&,
+                   const json::value& id, const std::string& method,
+                   const json::object& params, const caller& from,
+                   reply_sink& done) {
   if (method == "ping")
     return json_reply(200, json_rpc::make_result(id, json::object{}));
   if (method == "tools/list")
     return json_reply(200, list_tools(id, params));
   if (method == "tools/call")
-    return call_tool(session_id, id, params, from);
+    return call_tool(session_id, id, params, from, done);
   if (method == "logging/setLevel") {
     auto it = params.find("level");
     if (it == params.end() || !it->value().is_string()
@@ -537,10 +576,24 @@ json::object endpoint::list_tools(const json::value& id,
   return json_rpc::make_result(id, std::move(result));
 }
 
-http_reply endpoint::call_tool(const std::string& session_id,
-                               const json::value& id,
-                               const json::object& params,
-                               const caller& from) {
+struct endpoint::call_record {
+  std::string session_id;
+  json::value id;
+  /// The serialised id: the key in the session's in_flight.
+  std::string key;
+  std::string name;
+  call_context context;
+  std::optional<json::value> progress_token;
+  std::optional<std::string> log_level;
+  std::shared_ptr<cancellation> cancel;
+  std::chrono::steady_clock::time_point started;
+};
+
+std::optional<http_reply> endpoint::call_tool(const std::string& session_id,
+                                              const json::value& id,
+                                              const json::object& params,
+                                              const caller& from,
+                                              reply_sink& done) {
   auto name_it = params.find("name");
   if (name_it == params.end() || !name_it->value().is_string())
     return json_reply(200, json_rpc::make_error(
@@ -591,16 +644,9 @@ http_reply endpoint::call_tool(const std::string& session_id,
       t != options_.tool_timeouts_ms.end())
     timeout = t->second;
   context.deadline_ms = context.received_ms + timeout;
-  auto cancel = std::make_shared<cancellation>();
   // A client that hangs up stops the work it started: nobody can receive
   // the answer (we keep no event log to resume from).
-  if (const auto& peer_closed = from.peer_closed)
-    cancel->watch([peer_closed, cid = context.correlation_id] {
-      if (!peer_closed())
-        return false;
-      spdlog::info("[{}] client disconnected; cancelling", cid);
-      return true;
-    });
+  auto cancel = from.hangup ? from.hangup : std::make_shared<cancellation>();
   auto key = json::serialize(id);
   std::optional<std::string> log_level;
   {
@@ -612,32 +658,50 @@ http_reply endpoint::call_tool(const std::string& session_id,
     s->second.in_flight[key] = cancel;
     log_level = s->second.log_level;
   }
-  auto& tap = call_log_tap::global();
   if (log_level)
-    tap.listen(context.correlation_id, spdlog_level(*log_level));
+    call_log_tap::global().listen(context.correlation_id,
+                                  spdlog_level(*log_level));
   spdlog::info("[{}] tools/call {}", context.correlation_id, name);
-  auto started = std::chrono::steady_clock::now();
   metrics_.started();
-  tool_outcome outcome;
+  auto call = std::make_shared<call_record>(
+    call_record{session_id, id, std::move(key), name, context,
+                std::move(progress_token), std::move(log_level), cancel,
+                std::chrono::steady_clock::now()});
+  // The tool answers once; a tool that throws is answered for.
+  auto answered = std::make_shared<std::atomic<bool>>(false);
+  auto finish = [this, call, answered,
+                 done = std::move(done)](tool_outcome outcome) {
+    if (!answered->exchange(true))
+      done(finish_call(*call, std::move(outcome)));
+  };
   try {
-    outcome = spec->run(*arguments, context, cancel);
+    spec->run(*arguments, context, cancel, finish);
   } catch (const std::exception& ex) {
     spdlog::error("[{}] {} threw: {}", context.correlation_id, name,
                   ex.what());
-    outcome = error_outcome(make_failure(ec::internal_error,
-                                         "internal error while running "
-                                           + name),
-                            context.correlation_id);
+    finish(error_outcome(make_failure(ec::internal_error,
+                                      "internal error while running " + name),
+                         context.correlation_id));
   }
+  return std::nullopt;
+}
+
+http_reply endpoint::finish_call(const call_record& call,
+                                 tool_outcome outcome) {
+  const auto& context = call.context;
+  const auto& name = call.name;
+  const auto& id = call.id;
+  const auto& cancel = call.cancel;
+  const auto& progress_token = call.progress_token;
   {
     std::lock_guard<std::mutex> guard{sessions_mutex_};
-    if (auto s = sessions_.find(session_id); s != sessions_.end())
-      s->second.in_flight.erase(key);
+    if (auto s = sessions_.find(call.session_id); s != sessions_.end())
+      s->second.in_flight.erase(call.key);
   }
   metrics_.finished();
   metrics_.record(name, outcome.code,
                   std::chrono::duration<double>(
-                    std::chrono::steady_clock::now() - started)
+                    std::chrono::steady_clock::now() - call.started)
                     .count());
   auto elapsed = now_ms() - context.received_ms;
   if (outcome.is_error)
@@ -646,7 +710,8 @@ http_reply endpoint::call_tool(const std::string& session_id,
   else
     spdlog::info("[{}] {} answered in {} ms", context.correlation_id, name,
                  elapsed);
-  auto lines = log_level ? tap.take(context.correlation_id)
+  auto lines = call.log_level
+                 ? call_log_tap::global().take(context.correlation_id)
                          : std::vector<call_log_tap::line>{};
   if (cancel->cancelled() || outcome.code == ec::cancelled) {
     // notifications/cancelled: the call stops and sends no response. The

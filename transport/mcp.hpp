@@ -8,6 +8,8 @@
 #include <map>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -36,8 +38,10 @@ struct http_request {
   /// Header names in lower case.
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
-  /// Set by the HTTP server: true once the client's connection is closed.
-  cancellation::peer_probe peer_closed;
+  /// Set by the HTTP server: cancelled once the client has hung up; a tool
+  /// call in flight for this request then stops (nobody could receive its
+  /// answer, and we keep no event log to resume from).
+  std::shared_ptr<cancellation> hangup;
 
   /// The first header with this (lower-case) name, or "".
   std::string_view header(std::string_view name) const;
@@ -49,6 +53,9 @@ struct http_reply {
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;
 };
+
+/// Receives the reply to one request, exactly once.
+using reply_sink = std::function<void(http_reply)>;
 
 struct endpoint_options {
   /// Host names accepted in Host (no port; any case). "*" accepts any.
@@ -80,7 +87,13 @@ class endpoint {
 public:
   endpoint(endpoint_options options, const tool_catalog& catalog);
 
-  /// Handles one request to /mcp (POST, GET or DELETE).
+  /// Handles one request to /mcp (POST, GET or DELETE). `done` gets the
+  /// reply: before handle() returns, on this thread, except for a tool call
+  /// that reaches the engine, whose reply comes from the thread that
+  /// finishes it (an actor's), so that no thread waits for it.
+  void handle(const http_request& request, reply_sink done);
+
+  /// The same, waiting for the reply (tests, fuzzing).
   http_reply handle(const http_request& request);
 
   std::size_t session_count() const;
@@ -107,7 +120,8 @@ private:
   /// Who sent a request, and how to tell that they hung up.
   struct caller {
     std::string principal;
-    cancellation::peer_probe peer_closed;
+    /// Cancelled when the client hangs up (null: never).
+    std::shared_ptr<cancellation> hangup;
     /// Size of the request body: bounds every part of it.
     std::size_t body_bytes = 0;
   };
@@ -125,18 +139,28 @@ private:
     std::unordered_map<std::string, std::shared_ptr<cancellation>> in_flight;
   };
 
-  http_reply handle_post(const http_request& request, const caller& from);
+  /// A tool call's facts its reply needs once the tool has finished.
+  struct call_record;
+
+  /// These answer at once, or return nullopt having passed `done` to a
+  /// tool call.
+  std::optional<http_reply> handle_post(const http_request& request,
+                                        const caller& from, reply_sink& done);
   http_reply handle_delete(const http_request& request, const caller& from);
   http_reply initialize(const boost::json::value& id,
                         const boost::json::object& params,
                         const caller& from);
-  http_reply dispatch(const std::string& session_id,
-                      const std::string& protocol_version,
-                      const boost::json::value& id, const std::string& method,
-                      const boost::json::object& params, const caller& from);
-  http_reply call_tool(const std::string& session_id,
-                       const boost::json::value& id,
-                       const boost::json::object& params, const caller& from);
+  std::optional<http_reply>
+  dispatch(const std::string& session_id, const std::string& protocol_version,
+           const boost::json::value& id, const std::string& method,
+           const boost::json::object& params, const caller& from,
+           reply_sink& done);
+  std::optional<http_reply> call_tool(const std::string& session_id,
+                                      const boost::json::value& id,
+                                      const boost::json::object& params,
+                                      const caller& from, reply_sink& done);
+  /// Ends a tool call: bookkeeping, metrics, logs, and its reply.
+  http_reply finish_call(const call_record& call, tool_outcome outcome);
   boost::json::object list_tools(const boost::json::value& id,
                                  const boost::json::object& params);
   void notify(const std::string& session_id, const std::string& method,

@@ -31,11 +31,28 @@ tool_outcome error_outcome(const failure& f,
 }
 
 void cancellation::cancel() {
+  std::vector<std::function<void()>> actions;
   {
     std::lock_guard<std::mutex> guard{mutex_};
+    if (cancelled_)
+      return;
     cancelled_ = true;
+    actions.swap(actions_);
   }
   condition_.notify_all();
+  for (auto& action : actions)
+    action();
+}
+
+void cancellation::on_cancel(std::function<void()> action) {
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    if (!cancelled_) {
+      actions_.push_back(std::move(action));
+      return;
+    }
+  }
+  action();
 }
 
 bool cancellation::cancelled() const {

@@ -40,23 +40,22 @@ tool_outcome success_outcome(boost::json::object structured);
 /// tools, D2).
 tool_outcome error_outcome(const failure& f, const std::string& correlation_id);
 
-/// Lets the transport stop waiting for a call (notifications/cancelled,
-/// shutdown). The call's waiter and the canceller share one of these.
+/// Stops a call: notifications/cancelled, a client that hung up, shutdown.
+/// The call and whoever may cancel it share one of these.
 class cancellation {
 public:
-  /// Returns true once the client that asked is gone (its connection closed).
-  using peer_probe = std::function<bool()>;
-
+  /// Marks the call cancelled, wakes waiters on condition() and runs the
+  /// registered on_cancel actions (on the calling thread, outside the
+  /// lock). Later calls do nothing.
   void cancel();
   bool cancelled() const;
 
-  /// Lets waiters notice a vanished client: `probe` is asked every
-  /// `probe_interval` while they wait, and a true answer cancels.
-  void watch(peer_probe probe) {
-    probe_ = std::move(probe);
-  }
+  /// Runs `action` once the call is cancelled: at once (on this thread)
+  /// when it already is.
+  void on_cancel(std::function<void()> action);
 
-  /// For waiters: the mutex and condition variable that cancel() notifies.
+  /// For tools that block: the mutex and condition variable that cancel()
+  /// notifies.
   std::mutex& mutex() {
     return mutex_;
   }
@@ -68,45 +67,22 @@ public:
     return cancelled_;
   }
 
-  /// Waits (holding `lock` on mutex()) until `done()`, cancellation or
-  /// `deadline`; asks the peer probe, if any, every probe_interval and
-  /// cancels when the client is gone. Returns false on the deadline.
-  template <class Predicate>
-  bool wait_until(std::unique_lock<std::mutex>& lock,
-                  std::chrono::steady_clock::time_point deadline,
-                  Predicate done) {
-    auto ready = [&] { return cancelled_ || done(); };
-    if (!probe_)
-      return condition_.wait_until(lock, deadline, ready);
-    auto next_probe = std::chrono::steady_clock::now() + probe_interval;
-    while (!ready()) {
-      auto until = std::min(deadline, next_probe);
-      if (condition_.wait_until(lock, until, ready))
-        return true;
-      if (until == deadline)
-        return false;
-      lock.unlock();
-      bool gone = probe_();
-      lock.lock();
-      if (gone)
-        cancelled_ = true;
-      next_probe += probe_interval;
-    }
-    return true;
-  }
-
-  static constexpr std::chrono::milliseconds probe_interval{200};
-
 private:
   mutable std::mutex mutex_;
   std::condition_variable condition_;
   bool cancelled_ = false;
-  peer_probe probe_;
+  std::vector<std::function<void()>> actions_;
 };
 
-using tool_function = std::function<tool_outcome(
+/// Receives a tool call's outcome, exactly once, on whichever thread
+/// finished it (the caller's own, or an actor's).
+using tool_done = std::function<void(tool_outcome)>;
+
+/// Runs a tool: parses `arguments`, starts the work and returns; `done`
+/// gets the outcome. Nothing waits: an HTTP thread is free meanwhile.
+using tool_function = std::function<void(
   const boost::json::object& arguments, call_context& context,
-  const std::shared_ptr<cancellation>& cancel)>;
+  const std::shared_ptr<cancellation>& cancel, tool_done done)>;
 
 struct tool_spec {
   std::string name;

@@ -13,15 +13,20 @@ namespace {
 template <class Request, class Reply, class Parse>
 tool_function make_runner(gateway& gw, Parse parse) {
   return [&gw, parse](const json::object& arguments, call_context& context,
-                      const std::shared_ptr<cancellation>& cancel) {
+                      const std::shared_ptr<cancellation>& cancel,
+                      tool_done done) {
     outcome<Request> request = parse(arguments);
     if (!request)
-      return error_outcome(request.error(), context.correlation_id);
+      return done(error_outcome(request.error(), context.correlation_id));
     request->context = context;
-    auto reply = gw.call<Request, Reply>(std::move(*request), cancel);
-    if (!reply)
-      return error_outcome(to_failure(reply.error()), context.correlation_id);
-    return success_outcome(to_json(*reply));
+    gw.call<Request, Reply>(
+      std::move(*request), cancel,
+      [done = std::move(done),
+       cid = context.correlation_id](caf::expected<Reply> reply) {
+        if (!reply)
+          return done(error_outcome(to_failure(reply.error()), cid));
+        done(success_outcome(to_json(*reply)));
+      });
   };
 }
 
@@ -40,16 +45,21 @@ struct gateway_tools {
   void london(tool_spec spec, Parse parse, london_tool which) {
     spec.run = [&gw = gw, parse, which](
                  const json::object& arguments, call_context& context,
-                 const std::shared_ptr<cancellation>& cancel) {
+                 const std::shared_ptr<cancellation>& cancel,
+                 tool_done done) {
       outcome<Request> request = parse(arguments);
       if (!request)
-        return london_error(which, request.error(), context.correlation_id);
+        return done(
+          london_error(which, request.error(), context.correlation_id));
       request->context = context;
-      auto reply = gw.call<Request, Reply>(std::move(*request), cancel);
-      if (!reply)
-        return london_error(which, to_failure(reply.error()),
-                            context.correlation_id);
-      return to_outcome(*reply);
+      gw.call<Request, Reply>(
+        std::move(*request), cancel,
+        [done = std::move(done), which,
+         cid = context.correlation_id](caf::expected<Reply> reply) {
+          if (!reply)
+            return done(london_error(which, to_failure(reply.error()), cid));
+          done(to_outcome(*reply));
+        });
     };
     catalog.add(std::move(spec));
   }

@@ -26,11 +26,13 @@ struct parse_only {
   template <class Request, class Reply, class Parse>
   void tool(mcp::tool_spec spec, Parse parse) {
     spec.run = [parse](const json::object& arguments, call_context& context,
-                       const std::shared_ptr<mcp::cancellation>&) {
+                       const std::shared_ptr<mcp::cancellation>&,
+                       mcp::tool_done done) {
       outcome<Request> request = parse(arguments);
       if (!request)
-        return mcp::error_outcome(request.error(), context.correlation_id);
-      return mcp::success_outcome(json::object{});
+        return done(
+          mcp::error_outcome(request.error(), context.correlation_id));
+      done(mcp::success_outcome(json::object{}));
     };
     catalog.add(std::move(spec));
   }
@@ -39,12 +41,13 @@ struct parse_only {
   void london(mcp::tool_spec spec, Parse parse, mcp::london_tool which) {
     spec.run = [parse, which](const json::object& arguments,
                               call_context& context,
-                              const std::shared_ptr<mcp::cancellation>&) {
+                              const std::shared_ptr<mcp::cancellation>&,
+                              mcp::tool_done done) {
       outcome<Request> request = parse(arguments);
       if (!request)
-        return mcp::london_error(which, request.error(),
-                                 context.correlation_id);
-      return mcp::success_outcome(json::object{});
+        return done(mcp::london_error(which, request.error(),
+                                      context.correlation_id));
+      done(mcp::success_outcome(json::object{}));
     };
     catalog.add(std::move(spec));
   }

@@ -102,8 +102,8 @@ daemon_harness::daemon_harness(harness_options options) {
   server_opts.tls_cert = options.tls_cert;
   server_opts.tls_key = options.tls_key;
   http_routes routes;
-  routes.mcp = [this](const mcp::http_request& r) {
-    return endpoint_->handle(r);
+  routes.mcp = [this](const mcp::http_request& r, mcp::reply_sink done) {
+    endpoint_->handle(r, std::move(done));
   };
   routes.metrics = [this](const mcp::http_request& r) {
     return ops_->metrics(r);

@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -206,4 +208,212 @@ TEST_CASE("waiting for the next request ends on the stop signal, at close "
     s.peer = -1;
     CHECK_FALSE(c.await_request(1s));
   }
+}
+
+// -- Deferred replies: written by another thread after the handler returned.
+
+namespace {
+
+const std::string keep_alive = "timeout=5, max=100";
+
+/// Delivers `body` as a 200 application/json reply from another thread,
+/// after `delay`.
+std::thread deliver_later(std::shared_ptr<deferred_reply> reply,
+                          std::string body,
+                          std::chrono::milliseconds delay = 0ms) {
+  return std::thread{[reply = std::move(reply), body = std::move(body),
+                      delay] {
+    std::this_thread::sleep_for(delay);
+    reply->deliver(200, "application/json", {{"Mcp-Session-Id", "s1"}},
+                   body);
+  }};
+}
+
+/// Everything the peer receives until `size` bytes or the 10-s bound.
+std::string receive(int fd, std::size_t size) {
+  timeval tv{10, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  std::string got;
+  std::vector<char> buf(64 * 1024);
+  while (got.size() < size) {
+    auto n = ::recv(fd, buf.data(), buf.size(), 0);
+    if (n <= 0)
+      break;
+    got.append(buf.data(), static_cast<std::size_t>(n));
+  }
+  return got;
+}
+
+} // namespace
+
+TEST_CASE("a deferred reply goes out from the delivering thread, formatted "
+          "as httplib would; what httplib writes for the request is dropped",
+          "[http][connection][deferred]") {
+  socket_pair s;
+  http_connection c{s.ours, -1, quick(), nullptr, keep_alive};
+  c.begin_request();
+  bool abandoned = false;
+  auto reply = c.defer(false, [&] { abandoned = true; });
+  REQUIRE(reply);
+  // httplib's own reply to the deferred request goes nowhere.
+  const std::string ignored = "HTTP/1.1 200 OK\r\n\r\n";
+  CHECK(c.write(ignored.data(), ignored.size())
+        == static_cast<ssize_t>(ignored.size()));
+  CHECK(c.flush());
+  CHECK(s.pending().empty());
+  deliver_later(reply, "{}").join();
+  // Sent by the delivering thread: nothing on this one ran.
+  CHECK(s.pending()
+        == "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n"
+           "Content-Type: application/json\r\n"
+           "Keep-Alive: timeout=5, max=100\r\nMcp-Session-Id: s1\r\n\r\n{}");
+  // The connection goes on: the next request is read as usual, and its
+  // reply is written again.
+  s.send("GET /b HTTP/1.1\r\n\r\n");
+  REQUIRE(c.await_request(2s));
+  c.begin_request();
+  CHECK(read_all(c, 19) == "GET /b HTTP/1.1\r\n\r\n");
+  CHECK(c.write("ok", 2) == 2);
+  CHECK(c.flush());
+  CHECK(s.pending() == "ok");
+  CHECK_FALSE(abandoned);
+}
+
+TEST_CASE("a pipelined request waits until the deferred reply before it is "
+          "out",
+          "[http][connection][deferred]") {
+  socket_pair s;
+  http_connection c{s.ours, -1, quick(), nullptr, keep_alive};
+  c.begin_request();
+  auto reply = c.defer(false, [] {});
+  REQUIRE(reply);
+  s.send("GET /b HTTP/1.1\r\n\r\n");
+  std::atomic<bool> delivered{false};
+  std::thread later{[&] {
+    std::this_thread::sleep_for(200ms);
+    delivered = true;
+    reply->deliver(200, "text/plain", {}, "first");
+  }};
+  REQUIRE(c.await_request(5s));
+  CHECK(delivered);
+  later.join();
+  auto out = s.pending();
+  CHECK(out.find("\r\n\r\nfirst") != std::string::npos);
+  c.begin_request();
+  CHECK(read_all(c, 19) == "GET /b HTTP/1.1\r\n\r\n");
+}
+
+TEST_CASE("a client that hangs up before its deferred reply abandons it: "
+          "on_abandon runs and a late delivery writes nothing",
+          "[http][connection][deferred]") {
+  socket_pair s;
+  std::shared_ptr<deferred_reply> reply;
+  std::atomic<int> abandoned{0};
+  {
+    http_connection c{s.ours, -1, quick(), nullptr, keep_alive};
+    c.begin_request();
+    reply = c.defer(false, [&] { ++abandoned; });
+    REQUIRE(reply);
+    ::close(s.peer);
+    s.peer = -1;
+    CHECK_FALSE(c.await_request(5s));
+    CHECK(abandoned == 1);
+  }
+  // The connection is gone; the reply arrives anyway and is dropped.
+  deliver_later(reply, "late").join();
+  CHECK(abandoned == 1);
+}
+
+TEST_CASE("a connection that ends with its deferred reply pending abandons "
+          "it",
+          "[http][connection][deferred]") {
+  socket_pair s;
+  bool abandoned = false;
+  std::shared_ptr<deferred_reply> reply;
+  {
+    http_connection c{s.ours, -1, quick(), nullptr, keep_alive};
+    c.begin_request();
+    reply = c.defer(false, [&] { abandoned = true; });
+  }
+  CHECK(abandoned);
+  deliver_later(reply, "late").join();
+  CHECK(s.pending().empty());
+}
+
+TEST_CASE("a deferred reply the socket cannot take at once is finished by "
+          "the connection's thread",
+          "[http][connection][deferred]") {
+  socket_pair s;
+  http_connection c{s.ours, -1, quick(), nullptr, keep_alive};
+  c.begin_request();
+  auto reply = c.defer(false, [] {});
+  REQUIRE(reply);
+  const std::string body(4 * 1024 * 1024, 'x');
+  // Far beyond a socket buffer: most of it is handed back.
+  deliver_later(reply, body).join();
+  std::string got;
+  std::thread reader{[&] { got = receive(s.peer, body.size() + 100); }};
+  CHECK(c.settle());
+  ::shutdown(s.ours, SHUT_WR);
+  reader.join();
+  auto head_end = got.find("\r\n\r\n");
+  REQUIRE(head_end != std::string::npos);
+  CHECK(got.find("Content-Length: " + std::to_string(body.size()))
+        < head_end);
+  CHECK(got.size() - head_end - 4 == body.size());
+}
+
+TEST_CASE("a deferred reply that ends the connection says so and goes out "
+          "before settle() returns",
+          "[http][connection][deferred]") {
+  for (bool last : {false, true}) {
+    socket_pair s;
+    http_connection c{s.ours, -1, quick(), nullptr, keep_alive};
+    // Either the client asked to close, or it is the connection's last
+    // request.
+    c.begin_request(last);
+    auto reply = c.defer(!last, [] {});
+    REQUIRE(reply);
+    auto later = deliver_later(reply, "bye", 100ms);
+    CHECK(c.settle());
+    later.join();
+    auto out = s.pending();
+    CHECK(out.find("Connection: close\r\n") != std::string::npos);
+    CHECK(out.find("Keep-Alive") == std::string::npos);
+    CHECK(out.find("\r\n\r\nbye") != std::string::npos);
+  }
+}
+
+TEST_CASE("after a deferred reply the keep-alive wait runs, and the stop "
+          "signal ends it",
+          "[http][connection][deferred]") {
+  {
+    socket_pair s;
+    http_connection c{s.ours, -1, quick(), nullptr, keep_alive};
+    c.begin_request();
+    auto reply = c.defer(false, [] {});
+    deliver_later(reply, "{}").join();
+    // No next request within the keep-alive: the connection is done.
+    CHECK_FALSE(c.await_request(300ms));
+    CHECK_FALSE(s.pending().empty());
+  }
+  int stop = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  REQUIRE(stop >= 0);
+  {
+    socket_pair s;
+    http_connection c{s.ours, stop, quick(), nullptr, keep_alive};
+    c.begin_request();
+    bool abandoned = false;
+    auto reply = c.defer(false, [&] { abandoned = true; });
+    std::uint64_t one = 1;
+    REQUIRE(::write(stop, &one, sizeof(one)) == sizeof(one));
+    // Stopping while the reply is pending: it still goes out, then the
+    // hour of keep-alive is cut short.
+    auto later = deliver_later(reply, "{}", 200ms);
+    CHECK_FALSE(c.await_request(std::chrono::hours{1}));
+    later.join();
+    CHECK_FALSE(abandoned);
+    CHECK(s.pending().find("\r\n\r\n{}") != std::string::npos);
+  }
+  ::close(stop);
 }

@@ -32,11 +32,12 @@ public:
     options.port = 0;
     options.threads = 1;
     http_routes routes;
-    routes.mcp = [](const mcp::http_request& request) {
+    routes.mcp = [](const mcp::http_request& request,
+                    mcp::reply_sink done) {
       mcp::http_reply reply;
       reply.content_type = "text/plain";
       reply.body = "echo:" + request.body;
-      return reply;
+      done(std::move(reply));
     };
     server_ = std::make_unique<http_server>(options, routes);
     port_ = server_->bind();

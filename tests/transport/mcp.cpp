@@ -2,9 +2,15 @@
 
 #include "transport/mcp.hpp"
 
+#include <atomic>
 #include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <future>
 #include <thread>
+#include <vector>
 
 #include <catch2/catch.hpp>
 #include <spdlog/spdlog.h>
@@ -19,6 +25,9 @@ struct endpoint_fixture {
   std::unique_ptr<mcp::endpoint> endpoint;
   std::promise<void> slow_started;
   std::atomic<bool> slow_saw_cancel{false};
+  /// The pending answers of the "later" tool.
+  std::mutex later_mutex;
+  std::vector<std::function<void()>> later_calls;
 
   explicit endpoint_fixture(mcp::endpoint_options options = {}) {
     mcp::tool_spec echo;
@@ -27,40 +36,69 @@ struct endpoint_fixture {
     echo.input_schema = mcp::schema_object({}, {});
     echo.output_schema = mcp::schema_object({}, {});
     echo.run = [](const json::object& args, call_context& ctx,
-                  const std::shared_ptr<mcp::cancellation>&) {
+                  const std::shared_ptr<mcp::cancellation>&,
+                  mcp::tool_done done) {
       if (args.contains("fail"))
-        return mcp::error_outcome(make_failure(ec::validation_error,
-                                               "fail was set"),
-                                  ctx.correlation_id);
+        return done(mcp::error_outcome(make_failure(ec::validation_error,
+                                                    "fail was set"),
+                                       ctx.correlation_id));
       json::object out = args;
       out["correlationId"] = ctx.correlation_id;
       out["principal"] = ctx.principal;
-      return mcp::success_outcome(std::move(out));
+      done(mcp::success_outcome(std::move(out)));
     };
     catalog.add(echo);
     mcp::tool_spec slow = echo;
     slow.name = "slow";
+    // Blocks the calling thread until cancelled (a tool may block).
     slow.run = [this](const json::object&, call_context& ctx,
-                      const std::shared_ptr<mcp::cancellation>& cancel) {
+                      const std::shared_ptr<mcp::cancellation>& cancel,
+                      mcp::tool_done done) {
       slow_started.set_value();
       std::unique_lock<std::mutex> lock{cancel->mutex()};
       cancel->condition().wait_for(lock, std::chrono::seconds{10}, [&] {
         return cancel->cancelled_locked();
       });
       slow_saw_cancel = cancel->cancelled_locked();
-      return mcp::error_outcome(make_failure(ec::cancelled, "cancelled"),
-                                ctx.correlation_id);
+      lock.unlock();
+      done(mcp::error_outcome(make_failure(ec::cancelled, "cancelled"),
+                              ctx.correlation_id));
     };
     catalog.add(slow);
     mcp::tool_spec chatty = echo;
     chatty.name = "chatty";
     chatty.run = [](const json::object&, call_context& ctx,
-                    const std::shared_ptr<mcp::cancellation>&) {
+                    const std::shared_ptr<mcp::cancellation>&,
+                    mcp::tool_done done) {
       spdlog::warn("[{}] upstream slow, retrying", ctx.correlation_id);
       spdlog::error("[{}] upstream failed once", ctx.correlation_id);
-      return mcp::success_outcome(json::object{});
+      done(mcp::success_outcome(json::object{}));
     };
     catalog.add(chatty);
+    // Answers from another thread, after handle() has returned; or, once
+    // cancelled, at once with the cancellation.
+    mcp::tool_spec later = echo;
+    later.name = "later";
+    later.run = [this](const json::object&, call_context& ctx,
+                       const std::shared_ptr<mcp::cancellation>& cancel,
+                       mcp::tool_done done) {
+      auto once = std::make_shared<std::atomic<bool>>(false);
+      auto finish = [once, done](mcp::tool_outcome outcome) {
+        if (!once->exchange(true))
+          done(std::move(outcome));
+      };
+      cancel->on_cancel([finish, cid = ctx.correlation_id] {
+        finish(mcp::error_outcome(make_failure(ec::cancelled, "cancelled"),
+                                  cid));
+      });
+      std::lock_guard<std::mutex> guard{later_mutex};
+      later_calls.push_back([finish] {
+        json::object out;
+        out["late"] = true;
+        finish(mcp::success_outcome(std::move(out)));
+      });
+    };
+    catalog.add(later);
     endpoint = std::make_unique<mcp::endpoint>(options, catalog);
   }
 
@@ -291,12 +329,18 @@ TEST_CASE_METHOD(endpoint_fixture, "tools/list paginates with a cursor",
                            + R"("})");
   const auto& page3 = third.at("result").as_object();
   CHECK(page3.at("tools").at(0).at("name").as_string() == "chatty");
-  CHECK_FALSE(page3.contains("nextCursor"));
+  auto fourth = paged.rpc(session, "tools/list",
+                          R"({"cursor":")"
+                            + std::string{page3.at("nextCursor").as_string()}
+                            + R"("})");
+  const auto& page4 = fourth.at("result").as_object();
+  CHECK(page4.at("tools").at(0).at("name").as_string() == "later");
+  CHECK_FALSE(page4.contains("nextCursor"));
   auto bad = paged.rpc(session, "tools/list", R"({"cursor":"zzz"})");
   CHECK(bad.at("error").at("code").as_int64() == -32602);
   // Without pagination every tool fits one page.
   auto all = rpc(initialize(), "tools/list");
-  CHECK(all.at("result").at("tools").as_array().size() == 3);
+  CHECK(all.at("result").at("tools").as_array().size() == 4);
   CHECK_FALSE(all.at("result").as_object().contains("nextCursor"));
 }
 
@@ -608,4 +652,72 @@ TEST_CASE_METHOD(endpoint_fixture,
   // Another session that set no level is unaffected.
   auto other = initialize();
   CHECK(post(call, {}, other).content_type == "application/json");
+}
+
+TEST_CASE_METHOD(endpoint_fixture,
+                 "a tool call's reply comes from the thread that finishes "
+                 "it, after handle() has returned, exactly once",
+                 "[mcp][async]") {
+  auto session = initialize();
+  mcp::http_request request;
+  request.method = "POST";
+  request.headers = {{"host", "127.0.0.1:8080"},
+                     {"content-type", "application/json"},
+                     {"accept", "application/json, text/event-stream"},
+                     {"mcp-session-id", session}};
+  request.body = R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"later","arguments":{}}})";
+  std::promise<mcp::http_reply> replied;
+  std::atomic<int> replies{0};
+  endpoint->handle(request, [&](mcp::http_reply reply) {
+    if (++replies == 1)
+      replied.set_value(std::move(reply));
+  });
+  // handle() returned with the call in flight, and no reply yet.
+  CHECK(replies == 0);
+  std::function<void()> answer;
+  {
+    std::lock_guard<std::mutex> guard{later_mutex};
+    REQUIRE(later_calls.size() == 1);
+    answer = later_calls.front();
+  }
+  std::thread{answer}.join();
+  auto reply = replied.get_future().get();
+  CHECK(replies == 1);
+  CHECK(reply.status == 200);
+  auto body = json::parse(reply.body).as_object();
+  CHECK(body.at("id").as_int64() == 7);
+  CHECK(body.at("result").at("structuredContent").at("late").as_bool());
+  // A second answer is not sent.
+  answer();
+  CHECK(replies == 1);
+}
+
+TEST_CASE_METHOD(endpoint_fixture,
+                 "a client that hangs up cancels its call in flight: the "
+                 "tool sees the cancellation and no result is sent",
+                 "[mcp][async][cancel]") {
+  auto session = initialize();
+  mcp::http_request request;
+  request.method = "POST";
+  request.headers = {{"host", "127.0.0.1:8080"},
+                     {"content-type", "application/json"},
+                     {"accept", "application/json, text/event-stream"},
+                     {"mcp-session-id", session}};
+  request.body = R"({"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"later","arguments":{}}})";
+  request.hangup = std::make_shared<mcp::cancellation>();
+  std::optional<mcp::http_reply> got;
+  endpoint->handle(request, [&](mcp::http_reply reply) { got = reply; });
+  CHECK_FALSE(got);
+  request.hangup->cancel(); // what the HTTP server does on a hang-up
+  REQUIRE(got);
+  CHECK(got->body.find("\"result\"") == std::string::npos);
+  // The call has left the session: a late answer changes nothing.
+  std::function<void()> answer;
+  {
+    std::lock_guard<std::mutex> guard{later_mutex};
+    answer = later_calls.at(0);
+  }
+  got.reset();
+  answer();
+  CHECK_FALSE(got);
 }

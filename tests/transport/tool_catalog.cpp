@@ -87,3 +87,23 @@ TEST_CASE("tool definitions carry schemas and hints (D3)", "[tool_catalog]") {
   CHECK_FALSE(def.at("annotations").at("readOnlyHint").as_bool());
   CHECK_FALSE(def.at("annotations").at("openWorldHint").as_bool());
 }
+
+TEST_CASE("cancellation runs its on_cancel actions once, outside its lock",
+          "[tool_catalog][cancel]") {
+  mcp::cancellation cancel;
+  int ran = 0;
+  cancel.on_cancel([&] {
+    ++ran;
+    // Outside the lock: an action may look at the cancellation.
+    CHECK(cancel.cancelled());
+  });
+  CHECK(ran == 0);
+  cancel.cancel();
+  CHECK(ran == 1);
+  cancel.cancel();
+  CHECK(ran == 1);
+  // Registered after the fact: runs at once.
+  int late = 0;
+  cancel.on_cancel([&] { ++late; });
+  CHECK(late == 1);
+}
