@@ -394,8 +394,6 @@ bool http_connection::await_request(milliseconds idle) {
     return false;
   if (in_pos_ < in_len_)
     return true; // pipelined: already here
-  if (idle.count() <= 0)
-    return false;
   if (!flush())
     return false;
   auto saved = deadline_;
