@@ -257,14 +257,17 @@ bool http_connection::await_deferred(milliseconds& idle, bool to_the_end) {
       only_reply = only_reply || buffered();
       reply->owner_waiting_ = only_reply;
     }
+    short client_events = only_reply ? POLLRDHUP : (POLLRDHUP | POLLIN);
     pollfd fds[3] = {{wake_fd_, POLLIN, 0},
-                     {fd_, static_cast<short>(POLLRDHUP | (only_reply ? 0 : POLLIN)), 0},
+                     {fd_, client_events, 0},
                      {stop_fd_, POLLIN, 0}};
     nfds_t count = only_reply || stop_fd_ < 0 ? 2 : 3;
     // While the reply is pending, nothing bounds the wait but the call's
     // own deadline; the timeout only re-checks a reply sent meanwhile.
-    auto n = ::poll(fds, count,
-                    only_reply ? -1 : static_cast<int>(std::max<long long>(idle.count(), 1)));
+    int timeout = only_reply ? -1
+                             : static_cast<int>(
+                                 std::max<long long>(idle.count(), 1));
+    auto n = ::poll(fds, count, timeout);
     if (n < 0 && errno != EINTR) {
       failed_ = true;
       return false; // the destructor abandons the reply

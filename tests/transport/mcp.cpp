@@ -83,19 +83,23 @@ struct endpoint_fixture {
                        const std::shared_ptr<mcp::cancellation>& cancel,
                        mcp::tool_done done) {
       auto once = std::make_shared<std::atomic<bool>>(false);
-      auto finish = [once, done](mcp::tool_outcome outcome) {
-        if (!once->exchange(true))
-          done(std::move(outcome));
-      };
-      cancel->on_cancel([finish, cid = ctx.correlation_id] {
-        finish(mcp::error_outcome(make_failure(ec::cancelled, "cancelled"),
+      auto finish = std::make_shared<mcp::tool_done>(
+        [once, done](mcp::tool_outcome outcome) {
+          if (!once->exchange(true))
+            done(std::move(outcome));
+        });
+      // Weakly: the cancellation outlives the call (the call holds it).
+      std::weak_ptr<mcp::tool_done> weak = finish;
+      cancel->on_cancel([weak, cid = ctx.correlation_id] {
+        if (auto f = weak.lock())
+          (*f)(mcp::error_outcome(make_failure(ec::cancelled, "cancelled"),
                                   cid));
       });
       std::lock_guard<std::mutex> guard{later_mutex};
       later_calls.push_back([finish] {
         json::object out;
         out["late"] = true;
-        finish(mcp::success_outcome(std::move(out)));
+        (*finish)(mcp::success_outcome(std::move(out)));
       });
     };
     catalog.add(later);
