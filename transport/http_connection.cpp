@@ -159,6 +159,19 @@ void deferred_reply::deliver(int status, std::string_view content_type,
   wake();
 }
 
+bool deferred_reply::abandon() {
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    if (state_ != state::pending)
+      return false;
+    state_ = state::abandoned;
+  }
+  // Outside the lock: the action may finish the call, which delivers.
+  if (on_abandon_)
+    on_abandon_();
+  return true;
+}
+
 http_connection::http_connection(int fd, int stop_fd,
                                  connection_limits limits, ssl_st* ssl,
                                  std::string keep_alive)
@@ -175,17 +188,9 @@ http_connection::http_connection(int fd, int stop_fd,
 }
 
 http_connection::~http_connection() {
-  if (deferred_) {
-    // Leaving with a reply still to come: nobody can receive it.
-    bool pending;
-    {
-      std::lock_guard<std::mutex> guard{deferred_->mutex_};
-      pending = deferred_->state_ == deferred_reply::state::pending;
-      deferred_->state_ = deferred_reply::state::abandoned;
-    }
-    if (pending && deferred_->on_abandon_)
-      deferred_->on_abandon_();
-  }
+  // Leaving with a reply still to come: nobody can receive it.
+  if (deferred_)
+    deferred_->abandon();
   if (wake_fd_ >= 0)
     ::close(wake_fd_);
 }
@@ -278,19 +283,10 @@ bool http_connection::await_deferred(milliseconds& idle, bool to_the_end) {
       drain(wake_fd_);
     if ((fds[1].revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0) {
       // The client hung up. A reply already out needs nothing more.
-      bool pending;
-      {
-        std::lock_guard<std::mutex> guard{reply->mutex_};
-        pending = reply->state_ == state::pending;
-        if (pending)
-          reply->state_ = state::abandoned;
-      }
-      if (!pending)
+      if (!reply->abandon())
         continue;
       deferred_.reset();
       failed_ = true;
-      if (reply->on_abandon_)
-        reply->on_abandon_();
       return false;
     }
     if ((fds[1].revents & POLLIN) != 0 || (count == 3 && fds[2].revents != 0))

@@ -66,6 +66,10 @@ private:
 
   /// Wakes the connection's thread (under mutex_).
   void wake() const;
+  /// The connection gives up on a pending reply (the client hung up, or
+  /// the connection ends): on_abandon runs and a later deliver() writes
+  /// nothing. False when the reply was no longer pending.
+  bool abandon();
 
   const int fd_;
   const int wake_fd_;

@@ -587,6 +587,8 @@ struct endpoint::call_record {
   std::optional<std::string> log_level;
   std::shared_ptr<cancellation> cancel;
   std::chrono::steady_clock::time_point started;
+  /// The tool answers once; a later answer is dropped.
+  std::atomic<bool> answered{false};
 };
 
 std::optional<http_reply> endpoint::call_tool(const std::string& session_id,
@@ -663,15 +665,19 @@ std::optional<http_reply> endpoint::call_tool(const std::string& session_id,
                                   spdlog_level(*log_level));
   spdlog::info("[{}] tools/call {}", context.correlation_id, name);
   metrics_.started();
-  auto call = std::make_shared<call_record>(
-    call_record{session_id, id, std::move(key), name, context,
-                std::move(progress_token), std::move(log_level), cancel,
-                std::chrono::steady_clock::now()});
-  // The tool answers once; a tool that throws is answered for.
-  auto answered = std::make_shared<std::atomic<bool>>(false);
-  auto finish = [this, call, answered,
-                 done = std::move(done)](tool_outcome outcome) {
-    if (!answered->exchange(true))
+  auto call = std::make_shared<call_record>();
+  call->session_id = session_id;
+  call->id = id;
+  call->key = std::move(key);
+  call->name = name;
+  call->context = context;
+  call->progress_token = std::move(progress_token);
+  call->log_level = std::move(log_level);
+  call->cancel = cancel;
+  call->started = std::chrono::steady_clock::now();
+  // A tool that throws is answered for.
+  auto finish = [this, call, done = std::move(done)](tool_outcome outcome) {
+    if (!call->answered.exchange(true))
       done(finish_call(*call, std::move(outcome)));
   };
   try {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -229,6 +230,16 @@ std::thread deliver_later(std::shared_ptr<deferred_reply> reply,
   }};
 }
 
+/// Starts a request on `c` and defers its reply.
+std::shared_ptr<deferred_reply>
+defer_request(http_connection& c, bool close = false, bool last = false,
+              std::function<void()> on_abandon = [] {}) {
+  c.begin_request(last);
+  auto reply = c.defer(close, std::move(on_abandon));
+  REQUIRE(reply);
+  return reply;
+}
+
 /// Everything the peer receives until `size` bytes or the 10-s bound.
 std::string receive(int fd, std::size_t size) {
   timeval tv{10, 0};
@@ -251,10 +262,8 @@ TEST_CASE("a deferred reply goes out from the delivering thread, formatted "
           "[http][connection][deferred]") {
   socket_pair s;
   http_connection c{s.ours, -1, quick(), nullptr, keep_alive};
-  c.begin_request();
   bool abandoned = false;
-  auto reply = c.defer(false, [&] { abandoned = true; });
-  REQUIRE(reply);
+  auto reply = defer_request(c, false, false, [&] { abandoned = true; });
   // httplib's own reply to the deferred request goes nowhere.
   const std::string ignored = "HTTP/1.1 200 OK\r\n\r\n";
   CHECK(c.write(ignored.data(), ignored.size())
@@ -284,9 +293,7 @@ TEST_CASE("a pipelined request waits until the deferred reply before it is "
           "[http][connection][deferred]") {
   socket_pair s;
   http_connection c{s.ours, -1, quick(), nullptr, keep_alive};
-  c.begin_request();
-  auto reply = c.defer(false, [] {});
-  REQUIRE(reply);
+  auto reply = defer_request(c);
   s.send("GET /b HTTP/1.1\r\n\r\n");
   std::atomic<bool> delivered{false};
   std::thread later{[&] {
@@ -311,9 +318,7 @@ TEST_CASE("a client that hangs up before its deferred reply abandons it: "
   std::atomic<int> abandoned{0};
   {
     http_connection c{s.ours, -1, quick(), nullptr, keep_alive};
-    c.begin_request();
-    reply = c.defer(false, [&] { ++abandoned; });
-    REQUIRE(reply);
+    reply = defer_request(c, false, false, [&] { ++abandoned; });
     ::close(s.peer);
     s.peer = -1;
     CHECK_FALSE(c.await_request(5s));
@@ -332,8 +337,7 @@ TEST_CASE("a connection that ends with its deferred reply pending abandons "
   std::shared_ptr<deferred_reply> reply;
   {
     http_connection c{s.ours, -1, quick(), nullptr, keep_alive};
-    c.begin_request();
-    reply = c.defer(false, [&] { abandoned = true; });
+    reply = defer_request(c, false, false, [&] { abandoned = true; });
   }
   CHECK(abandoned);
   deliver_later(reply, "late").join();
@@ -345,9 +349,7 @@ TEST_CASE("a deferred reply the socket cannot take at once is finished by "
           "[http][connection][deferred]") {
   socket_pair s;
   http_connection c{s.ours, -1, quick(), nullptr, keep_alive};
-  c.begin_request();
-  auto reply = c.defer(false, [] {});
-  REQUIRE(reply);
+  auto reply = defer_request(c);
   const std::string body(4 * 1024 * 1024, 'x');
   // Far beyond a socket buffer: most of it is handed back.
   deliver_later(reply, body).join();
@@ -371,9 +373,7 @@ TEST_CASE("a deferred reply that ends the connection says so and goes out "
     http_connection c{s.ours, -1, quick(), nullptr, keep_alive};
     // Either the client asked to close, or it is the connection's last
     // request.
-    c.begin_request(last);
-    auto reply = c.defer(!last, [] {});
-    REQUIRE(reply);
+    auto reply = defer_request(c, !last, last);
     auto later = deliver_later(reply, "bye", 100ms);
     CHECK(c.settle());
     later.join();
@@ -390,8 +390,7 @@ TEST_CASE("after a deferred reply the keep-alive wait runs, and the stop "
   {
     socket_pair s;
     http_connection c{s.ours, -1, quick(), nullptr, keep_alive};
-    c.begin_request();
-    auto reply = c.defer(false, [] {});
+    auto reply = defer_request(c);
     deliver_later(reply, "{}").join();
     // No next request within the keep-alive: the connection is done.
     CHECK_FALSE(c.await_request(300ms));
@@ -402,9 +401,8 @@ TEST_CASE("after a deferred reply the keep-alive wait runs, and the stop "
   {
     socket_pair s;
     http_connection c{s.ours, stop, quick(), nullptr, keep_alive};
-    c.begin_request();
     bool abandoned = false;
-    auto reply = c.defer(false, [&] { abandoned = true; });
+    auto reply = defer_request(c, false, false, [&] { abandoned = true; });
     std::uint64_t one = 1;
     REQUIRE(::write(stop, &one, sizeof(one)) == sizeof(one));
     // Stopping while the reply is pending: it still goes out, then the

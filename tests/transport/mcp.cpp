@@ -110,6 +110,14 @@ struct endpoint_fixture {
                        std::vector<std::pair<std::string, std::string>>
                          extra = {},
                        const std::string& session = {}) {
+    return endpoint->handle(make_request(body, std::move(extra), session));
+  }
+
+  /// A POST to /mcp with the usual headers, `extra` replacing or adding.
+  static mcp::http_request
+  make_request(const std::string& body,
+               std::vector<std::pair<std::string, std::string>> extra = {},
+               const std::string& session = {}) {
     mcp::http_request request;
     request.method = "POST";
     request.headers = {{"host", "127.0.0.1:8080"},
@@ -126,7 +134,7 @@ struct endpoint_fixture {
         request.headers.emplace_back(name, value);
     }
     request.body = body;
-    return endpoint->handle(request);
+    return request;
   }
 
   std::string initialize(const std::string& version = "2025-11-25") {
@@ -663,13 +671,9 @@ TEST_CASE_METHOD(endpoint_fixture,
                  "it, after handle() has returned, exactly once",
                  "[mcp][async]") {
   auto session = initialize();
-  mcp::http_request request;
-  request.method = "POST";
-  request.headers = {{"host", "127.0.0.1:8080"},
-                     {"content-type", "application/json"},
-                     {"accept", "application/json, text/event-stream"},
-                     {"mcp-session-id", session}};
-  request.body = R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"later","arguments":{}}})";
+  auto request = make_request(
+    R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"later","arguments":{}}})",
+    {}, session);
   std::promise<mcp::http_reply> replied;
   std::atomic<int> replies{0};
   endpoint->handle(request, [&](mcp::http_reply reply) {
@@ -701,13 +705,9 @@ TEST_CASE_METHOD(endpoint_fixture,
                  "tool sees the cancellation and no result is sent",
                  "[mcp][async][cancel]") {
   auto session = initialize();
-  mcp::http_request request;
-  request.method = "POST";
-  request.headers = {{"host", "127.0.0.1:8080"},
-                     {"content-type", "application/json"},
-                     {"accept", "application/json, text/event-stream"},
-                     {"mcp-session-id", session}};
-  request.body = R"({"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"later","arguments":{}}})";
+  auto request = make_request(
+    R"({"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"later","arguments":{}}})",
+    {}, session);
   request.hangup = std::make_shared<mcp::cancellation>();
   std::optional<mcp::http_reply> got;
   endpoint->handle(request, [&](mcp::http_reply reply) { got = reply; });
