@@ -145,7 +145,7 @@ curl -s -m 5 -H 'Content-Type: application/json' -H 'Accept: application/json, t
 floor_pid=$!; pids+=("$floor_pid")
 floor_port=$(listening_port "$floor_pid")
 
-ts_pid=""
+ts_pid=""; node_pid=""
 if $anchor && command -v node >/dev/null; then
   anchor_dir=$build/bench-anchor
   mkdir -p "$anchor_dir"
@@ -158,11 +158,18 @@ if $anchor && command -v node >/dev/null; then
   node "$anchor_dir/ts-mcp-server.mjs" --port "$ts_port" --mode stateless >"$tmp/ts.log" 2>&1 &
   ts_pid=$!; pids+=("$ts_pid")
   listening_port "$ts_pid" >/dev/null || { cat "$tmp/ts.log"; ts_pid=""; }
+  # Bare Node `http`, same bytes: how this machine treats one event loop
+  # against the floor's thread per connection (the anchors' reference
+  # figures carry the same row).
+  node "$root/bench/node_floor.mjs" --body-file "$tmp/reply.json" --port 0 >"$tmp/node.out" 2>&1 &
+  node_pid=$!; pids+=("$node_pid")
+  node_port=$(listening_port "$node_pid") || { cat "$tmp/node.out"; node_pid=""; }
 fi
 
 for c in 32 256; do
   measure floor get_departures fixed "$floor_pid" "$floor_port" - "$departures" "$c"
   [ -n "$ts_pid" ] && measure ts-sdk-stateless get_departures fixed "$ts_pid" "$ts_port" - "$departures" "$c"
+  [ -n "$node_pid" ] && measure node-http get_departures fixed "$node_pid" "$node_port" - "$departures" "$c"
   measure transitd get_departures cached "$cached_pid" "$cached_port" "$cached_session" "$departures" "$c"
   $all_tools || continue
   measure transitd get_departures uncached "$uncached_pid" "$uncached_port" "$uncached_session" "$departures" "$c"
@@ -245,6 +252,14 @@ for c in 32 256; do
   echo "  cached get_departures / floor, c$c: $(ratio "$ours" "${rps_of[floor/get_departures/fixed/$c]}") (target >= 0.60)"
   [ -n "$ts_pid" ] && echo "  cached get_departures / TS SDK stateless, c$c: $(ratio "$ours" "${rps_of[ts-sdk-stateless/get_departures/fixed/$c]}") (target >= 40)"
 done
+# The 40x target assumes the anchors' reference machine, where the floor
+# made 71,408 req/s at 32 connections: 1.67x bare Node http, 67x the TS
+# server. These two ratios tell how far this run's machine is from it.
+if [ -n "$ts_pid" ] && [ -n "$node_pid" ]; then
+  f=${rps_of[floor/get_departures/fixed/32]}
+  echo "  floor / TS SDK stateless, c32: $(ratio "$f" "${rps_of[ts-sdk-stateless/get_departures/fixed/32]}") (the reference machine: 67.5)"
+  echo "  floor / bare Node http, c32: $(ratio "$f" "${rps_of[node-http/get_departures/fixed/32]}") (the reference machine: 1.67)"
+fi
 ours="get_departures uncached, +10 ms at the mock"
 alone="the mock alone, +10 ms (transitd's departures request)"
 minus() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a-b}'; }
