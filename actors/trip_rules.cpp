@@ -341,7 +341,9 @@ build_plan_reply(const plan_trip_request& request, const location_ref& origin,
                         "No itineraries within maxTransfers "
                           + std::to_string(c.max_transfers),
                         "Try allowing more transfers");
-  if (merged.before_dedupe > merged.itineraries.size() + over_transfers)
+  // merged.itineraries still counts every unique itinerary (those over
+  // the transfer limit were moved from, not erased).
+  if (merged.before_dedupe > merged.itineraries.size())
     reply.deduplicated_from = static_cast<int32_t>(merged.before_dedupe);
   // Rule 3: limit after dedupe and alternatives.
   auto limit = static_cast<std::size_t>(request.limit);

@@ -396,13 +396,17 @@ std::optional<failure> apply_file(daemon_config& cfg, const std::string& path,
     auto eq = line.find('=');
     if (eq == std::string::npos)
       return bad(where, "expected \"key = value\", got \"" + line + "\"");
-    auto key = trim(line.substr(0, eq));
+    const auto written = trim(line.substr(0, eq));
+    // D20 names the station-data setting in its dotted form.
+    auto key = written == "tfl.station-data.detailed-dir"
+                 ? std::string{"tfl-station-data"}
+                 : written;
     auto value = trim(line.substr(eq + 1));
     if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
       value = value.substr(1, value.size() - 2);
     if (key == "config" || key == "help" || find_option(key) == nullptr)
       return bad(where, "unknown setting \"" + key + "\"");
-    if (auto f = apply(cfg, key, value, where + " (" + key + ")"))
+    if (auto f = apply(cfg, key, value, where + " (" + written + ")"))
       return f;
   }
   return std::nullopt;

@@ -33,6 +33,9 @@ trip_leg ride(std::string line, std::optional<int64_t> delay, bool cancel) {
   return l;
 }
 
+/// Which queries the stand-in answers with no itinerary.
+enum class blank { none, both, primary };
+
 /// What the stand-in planner saw.
 struct planner_log {
   std::vector<trip_plan_query> queries;
@@ -51,11 +54,11 @@ struct scripted_planner_state {
 /// waiting, then answers them all: with hold = 2 it answers only if the
 /// planner asked both questions before seeing any answer. Line 550 is
 /// disrupted as `disruption` says; the walkier tram 7 comes back only to
-/// the relaxed query (lower walk reluctance).
+/// the relaxed query (lower walk reluctance); `empty` blanks the answers.
 journey_planner_actor::behavior_type scripted_planner(
   journey_planner_actor::stateful_pointer<scripted_planner_state> self,
   std::shared_ptr<planner_log> log, std::size_t hold, std::string disruption,
-  bool empty) {
+  blank empty) {
   return {
     [=](const trip_plan_query& q) -> caf::result<trip_plans> {
       log->queries.push_back(q);
@@ -68,13 +71,14 @@ journey_planner_actor::behavior_type scripted_planner(
       for (auto& [query, promise] : self->state.waiting) {
         trip_plans answer;
         answer.fetched_ms = t0 * 1000;
-        if (!empty) {
+        bool relaxed = query.walk_reluctance < 2.0;
+        if (empty == blank::none || (empty == blank::primary && relaxed)) {
           itinerary bus;
           bus.legs.push_back(ride("550",
                                   disruption == "delay" ? 420 : 20,
                                   disruption == "cancel"));
           answer.itineraries.push_back(bus);
-          if (query.walk_reluctance < 2.0) {
+          if (relaxed) {
             itinerary tram;
             tram.walk_distance = 1700;
             tram.legs.push_back(ride("7", std::nullopt, false));
@@ -103,7 +107,8 @@ struct fixture : test::deterministic_fixture {
   std::shared_ptr<planner_log> log = std::make_shared<planner_log>();
 
   trip_planner_actor planner(std::size_t hold, std::string disruption,
-                             bool speculative = true, bool empty = false) {
+                             bool speculative = true,
+                             blank empty = blank::none) {
     trip_planner_options options;
     options.speculative_relax = speculative;
     auto upstream = sys.spawn(scripted_planner, log, hold, disruption, empty);
@@ -178,12 +183,32 @@ TEST_CASE_METHOD(fixture, "includeDisruptionAlt false sends one query",
 
 TEST_CASE_METHOD(fixture, "no itinerary even after the relaxed search",
                  "[plan_trip][contract][actor]") {
-  auto reply = ask(planner(2, "none", true, true), request());
+  auto reply = ask(planner(2, "none", true, blank::both), request());
   REQUIRE_FALSE(reply);
   auto f = to_failure(reply.error());
   CHECK(f.code == ec::no_itinerary_found);
   CHECK_FALSE(f.hint.empty());
   CHECK(log->queries.size() == 2);
+}
+
+TEST_CASE_METHOD(fixture,
+                 "an empty primary answer takes the relaxed itineraries (D12)",
+                 "[plan_trip][contract][actor][fanout]") {
+  SECTION("in parallel") {
+    auto reply = ask(planner(2, "none", true, blank::primary), request());
+    REQUIRE(reply);
+    CHECK(log->max_overlap == 2);
+    REQUIRE(reply->itineraries.size() == 2);
+    for (const auto& it : reply->itineraries)
+      CHECK(it.disruption_alternative);
+  }
+  SECTION("in sequence") {
+    auto reply = ask(planner(1, "none", false, blank::primary), request());
+    REQUIRE(reply);
+    CHECK(log->queries.size() == 2);
+    CHECK(log->max_overlap == 1);
+    CHECK(reply->itineraries.size() == 2);
+  }
 }
 
 TEST_CASE_METHOD(fixture, "labels resolve before planning",

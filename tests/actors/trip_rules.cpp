@@ -264,6 +264,87 @@ TEST_CASE("plan_trip: itineraries over maxTransfers are left out",
   CHECK(none.error().code == ec::no_itinerary_found);
 }
 
+TEST_CASE("plan_trip: deduplicatedFrom survives itineraries left out for "
+          "maxTransfers (rules 1, 5)",
+          "[plan_trip][contract]") {
+  auto r = request();
+  r.constraints.max_transfers = 0;
+  auto direct = trip({ride("550", t0, t0 + 600)});
+  auto same = trip({ride("550", t0, t0 + 600, 30)}); // its duplicate
+  auto change = trip({ride("550", t0, t0 + 300), ride("M1", t0 + 400, t0 + 900)},
+                     300, 1);
+  auto reply = build_plan_reply(
+    r, here(), there(), t0, merge_plans(plans({direct, same, change}), nullptr),
+    0, false);
+  REQUIRE(reply);
+  REQUIRE(reply->itineraries.size() == 1);
+  CHECK(reply->itineraries[0].transfers == 0);
+  // Three came back, one was a duplicate: the meta says so even though
+  // another was dropped for its transfer.
+  CHECK(reply->deduplicated_from == 3);
+  REQUIRE(reply->warnings.size() == 1);
+  CHECK(reply->warnings[0].code == "preference-unmet");
+  CHECK_THAT(reply->warnings[0].message,
+             Catch::Contains("1 itineraries exceeded maxTransfers"));
+  // Without a duplicate there is nothing to report.
+  auto no_dupe = build_plan_reply(r, here(), there(), t0,
+                                  merge_plans(plans({direct, change}), nullptr),
+                                  0, false);
+  REQUIRE(no_dupe);
+  CHECK(no_dupe->deduplicated_from == 0);
+}
+
+TEST_CASE("plan_trip: lowWalkingDistance is reported when every choice walks "
+          "over 1 km (rule 5)",
+          "[plan_trip][contract]") {
+  auto r = request();
+  r.constraints.max_walking_distance = 2000;
+  r.constraints.low_walking_distance = true;
+  auto walky = trip({ride("7", t0, t0 + 700)}, 1400);
+  auto reply = build_plan_reply(r, here(), there(), t0,
+                                merge_plans(plans({walky}), nullptr), 0, false);
+  REQUIRE(reply);
+  REQUIRE(reply->warnings.size() == 1);
+  CHECK(reply->warnings[0].code == "preference-unmet");
+  CHECK_THAT(reply->warnings[0].message, Catch::Contains("lowWalkingDistance"));
+  // Within 1 km, or without the preference: no warning.
+  auto short_walk = trip({ride("7", t0, t0 + 700)}, 900);
+  auto fine = build_plan_reply(r, here(), there(), t0,
+                               merge_plans(plans({short_walk}), nullptr), 0,
+                               false);
+  REQUIRE(fine);
+  CHECK(fine->warnings.empty());
+  // The preference also weighs walking more in the query itself.
+  auto asked = make_primary_query(r, here(), there(), t0);
+  r.constraints.low_walking_distance = false;
+  auto plain = make_primary_query(r, here(), there(), t0);
+  CHECK(asked.walk_reluctance == Approx(plain.walk_reluctance * 1.5));
+  auto unasked = build_plan_reply(r, here(), there(), t0,
+                                  merge_plans(plans({walky}), nullptr), 0,
+                                  false);
+  REQUIRE(unasked);
+  CHECK(unasked->warnings.empty());
+}
+
+TEST_CASE("plan_trip: dataFreshness is the later of the upstream's data and "
+          "the request's arrival",
+          "[plan_trip][contract]") {
+  auto r = request(); // received at t0
+  auto one = trip({ride("550", t0, t0 + 600)});
+  // Data fetched before the request (a cache hit): the request's time.
+  auto older = build_plan_reply(r, here(), there(), t0,
+                                merge_plans(plans({one}), nullptr),
+                                (t0 - 120) * 1000, false);
+  REQUIRE(older);
+  CHECK(older->data_freshness == "2025-09-15T10:00:00Z");
+  // Data newer than the request: its own time.
+  auto newer = build_plan_reply(r, here(), there(), t0,
+                                merge_plans(plans({one}), nullptr),
+                                (t0 + 5) * 1000, false);
+  REQUIRE(newer);
+  CHECK(newer->data_freshness == "2025-09-15T10:00:05Z");
+}
+
 TEST_CASE("plan_trip: no itinerary found after the relax attempt",
           "[plan_trip][contract]") {
   trip_plans nothing;

@@ -168,6 +168,20 @@ TEST_CASE("station data: flag, ~/Downloads default, or the demo set",
   CHECK(station_data_directory(cfg, env, present).empty());
   cfg.tfl_station_data = "/data/tfl"; // explicit flags always win
   CHECK(station_data_directory(cfg, env, absent) == "/data/tfl");
+  // D20's name for the setting, in a config file; the flag still wins.
+  inputs files;
+  files.files["/t.conf"] = "tfl.station-data.detailed-dir = /srv/tfl\n";
+  auto dotted = files.parse({"--config", "/t.conf"});
+  REQUIRE(dotted);
+  CHECK(dotted->config.tfl_station_data == "/srv/tfl");
+  auto flag = files.parse({"--config", "/t.conf", "--tfl-station-data", "/x"});
+  REQUIRE(flag);
+  CHECK(flag->config.tfl_station_data == "/x");
+  files.files["/e.conf"] = "tfl.station-data.detailed-dir =\n";
+  auto empty = files.parse({"--config", "/e.conf"});
+  REQUIRE_FALSE(empty);
+  CHECK_THAT(empty.error().message,
+             Catch::Contains("/e.conf:1 (tfl.station-data.detailed-dir)"));
   auto tps = inputs{}.parse({"--station-toilets-tps", "3"});
   REQUIRE(tps);
   CHECK(tps->config.tool_tps.at("stationToilets") == Approx(3));
