@@ -31,9 +31,24 @@ connection_server::connection_server(connection_limits limits,
   set_keep_alive_timeout(static_cast<time_t>(
     std::max<long long>(1, (keep_alive.count() + 999) / 1000)));
   // httplib routes once the headers are in, before it reads the body.
-  set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
-    if (auto* connection = http_connection::current())
-      connection->end_head();
+  set_pre_routing_handler([](const httplib::Request& req,
+                             httplib::Response& res) {
+    auto* connection = http_connection::current();
+    if (connection != nullptr)
+      connection->end_head(req.has_header("Content-Length")
+                           && !req.has_header("Transfer-Encoding"));
+    // httplib would inflate a compressed body without bound.
+    auto encoding = req.get_header_value("Content-Encoding");
+    if (!encoding.empty() && encoding != "identity") {
+      res.status = 415;
+      res.set_content("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":"
+                      "-32600,\"message\":\"Unsupported Media Type: request "
+                      "bodies must not be compressed (Content-Encoding)\"}}",
+                      "application/json");
+      if (connection != nullptr)
+        connection->close_after_reply(); // its body is still unread
+      return HandlerResponse::Handled;
+    }
     return HandlerResponse::Unhandled;
   });
 }
@@ -77,7 +92,7 @@ bool connection_server::process_and_close_socket(socket_t sock) {
         bool closed = false;
         ok = process_request(connection, remaining == 1, closed, nullptr);
         ok = connection.flush() && ok;
-        if (!ok || closed || --remaining == 0
+        if (!ok || closed || connection.closing() || --remaining == 0
             || svr_sock_ == INVALID_SOCKET) {
           // The last reply may still be on its way from another thread.
           ok = connection.settle() && ok;

@@ -299,8 +299,9 @@ bool http_connection::settle() {
   return !deferred_ || await_deferred(unused, true);
 }
 
-void http_connection::end_head() {
-  budget_ = std::numeric_limits<std::size_t>::max();
+void http_connection::end_head(bool sized) {
+  budget_ = sized ? std::numeric_limits<std::size_t>::max()
+                  : limits_.max_unsized_body_bytes;
 }
 
 void http_connection::begin_handler() {

@@ -37,6 +37,10 @@ struct connection_limits {
   /// connection is closed. (The body is bounded by the server's payload
   /// limit, a body beyond it is discarded within the request deadline.)
   std::size_t max_head_bytes = 24 * 1024;
+  /// Bytes a body without Content-Length (chunked, or read to the end)
+  /// may take on the wire, framing included; beyond this the connection
+  /// is closed. httplib bounds only bodies that state their length.
+  std::size_t max_unsized_body_bytes = 1024 * 1024 + 64 * 1024;
 };
 
 class http_connection;
@@ -127,9 +131,17 @@ public:
   /// Waits until the deferred reply, if any, is out; false when it could
   /// not be sent.
   bool settle();
-  /// Its line and headers have been read: the byte budget no longer
-  /// applies.
-  void end_head();
+  /// Its line and headers have been read: the head's byte budget gives
+  /// way to the body's; `sized` when the body states its length (httplib
+  /// bounds it then), else max_unsized_body_bytes.
+  void end_head(bool sized);
+  /// The connection ends once this request's reply is out.
+  void close_after_reply() {
+    closing_ = true;
+  }
+  bool closing() const {
+    return closing_;
+  }
   /// Its handler runs: no deadline while it works (the tools have their
   /// own).
   void begin_handler();
@@ -195,6 +207,7 @@ private:
   ssl_st* ssl_;
   std::string keep_alive_;
   bool last_request_ = false;
+  bool closing_ = false;
   /// Drops what httplib writes (its reply to a deferred request).
   bool discarding_ = false;
   std::shared_ptr<deferred_reply> deferred_;

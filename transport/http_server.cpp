@@ -70,6 +70,8 @@ connection_limits limits_of(const http_server_options& o) {
   limits.request_timeout = std::chrono::seconds{o.request_timeout_seconds};
   // The request line (httplib allows 8 KiB) and the headers.
   limits.max_head_bytes = o.max_header_bytes + 8192;
+  // A chunked body's framing: a size line per chunk.
+  limits.max_unsized_body_bytes = o.max_body_bytes + 64 * 1024;
   return limits;
 }
 

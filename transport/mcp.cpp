@@ -337,18 +337,24 @@ http_reply endpoint::handle_delete(const http_request& request,
   if (id.empty())
     return rpc_error_reply(400, nullptr, json_rpc::invalid_request,
                            "Bad Request: Mcp-Session-Id header required");
-  std::lock_guard<std::mutex> guard{sessions_mutex_};
-  auto it = sessions_.find(id);
-  if (it == sessions_.end())
-    return rpc_error_reply(404, nullptr, json_rpc::invalid_request,
-                           "Session not found");
-  if (auto refused = foreign_session(it->second.principal, from.principal,
-                                     nullptr))
-    return *refused;
-  for (auto& [request_id, cancel] : it->second.in_flight)
+  std::vector<std::shared_ptr<cancellation>> calls;
+  {
+    std::lock_guard<std::mutex> guard{sessions_mutex_};
+    auto it = sessions_.find(id);
+    if (it == sessions_.end())
+      return rpc_error_reply(404, nullptr, json_rpc::invalid_request,
+                             "Session not found");
+    if (auto refused = foreign_session(it->second.principal, from.principal,
+                                       nullptr))
+      return *refused;
+    for (auto& [request_id, cancel] : it->second.in_flight)
+      calls.push_back(cancel);
+    sessions_.erase(it);
+    spdlog::info("MCP session ended by client ({} open)", sessions_.size());
+  }
+  // Outside the lock: cancelling finishes a call, which takes it.
+  for (auto& cancel : calls)
     cancel->cancel();
-  sessions_.erase(it);
-  spdlog::info("MCP session ended by client ({} open)", sessions_.size());
   return no_content(200);
 }
 
@@ -419,8 +425,9 @@ std::optional<http_reply> endpoint::handle_post(const http_request& request,
   }
 }
 
-std::string endpoint::open_session(const std::string& protocol_version,
-                                   const std::string& principal) {
+std::optional<std::string>
+endpoint::open_session(const std::string& protocol_version,
+                       const std::string& principal) {
   auto id = make_secret_token();
   auto now = std::chrono::steady_clock::now();
   std::lock_guard<std::mutex> guard{sessions_mutex_};
@@ -434,8 +441,9 @@ std::string endpoint::open_session(const std::string& protocol_version,
           && (victim == sessions_.end()
               || it->second.last_used < victim->second.last_used))
         victim = it;
-    if (victim != sessions_.end())
-      sessions_.erase(victim);
+    if (victim == sessions_.end())
+      return std::nullopt; // every session has a call in flight
+    sessions_.erase(victim);
   }
   session s;
   s.principal = principal;
@@ -471,6 +479,14 @@ http_reply endpoint::initialize(const json::value& id,
                    ? requested
                    : std::string{latest_protocol_version};
   auto session_id = open_session(version, from.principal);
+  if (!session_id) {
+    auto reply = rpc_error_reply(
+      503, id, json_rpc::internal_error,
+      "Service Unavailable: all " + std::to_string(options_.max_sessions)
+        + " sessions (max-sessions) have calls in flight; retry shortly");
+    reply.headers.emplace_back("Retry-After", "1");
+    return reply;
+  }
   json::object capabilities;
   capabilities["tools"] = json::object{{"listChanged", false}};
   capabilities["logging"] = json::object{};
@@ -485,7 +501,7 @@ http_reply endpoint::initialize(const json::value& id,
       "Every result carries a correlationId; errors are tool results with "
       "isError and an error code.";
   auto reply = json_reply(200, json_rpc::make_result(id, std::move(result)));
-  reply.headers.emplace_back("Mcp-Session-Id", session_id);
+  reply.headers.emplace_back("Mcp-Session-Id", *session_id);
   spdlog::info("MCP session opened, protocol {}", version);
   return reply;
 }
@@ -497,21 +513,21 @@ void endpoint::notify(const std::string& session_id, const std::string& method,
     if (it == params.end())
       return;
     auto key = json::serialize(it->value());
-    std::shared_ptr<cancellation> cancel;
+    std::vector<std::shared_ptr<cancellation>> calls;
     {
       std::lock_guard<std::mutex> guard{sessions_mutex_};
       auto s = sessions_.find(session_id);
       if (s == sessions_.end())
         return;
-      if (auto call = s->second.in_flight.find(key);
-          call != s->second.in_flight.end())
-        cancel = call->second;
+      auto [first, last] = s->second.in_flight.equal_range(key);
+      for (; first != last; ++first)
+        calls.push_back(first->second);
     }
     // Outside the lock: cancelling finishes the call, which takes it.
-    if (cancel) {
+    if (!calls.empty())
       spdlog::info("MCP request {} cancelled by the client", key);
+    for (auto& cancel : calls)
       cancel->cancel();
-    }
   }
   // notifications/initialized and others need no action.
 }
@@ -555,6 +571,8 @@ json::object endpoint::list_tools(const json::value& id,
     const auto& cursor = it->value();
     bool valid = cursor.is_string() && !cursor.get_string().empty();
     if (valid) {
+      // At most 9 digits: no overflow, and far past any catalog's end.
+      valid = cursor.get_string().size() <= 9;
       for (char c : cursor.get_string())
         valid = valid && std::isdigit(static_cast<unsigned char>(c));
     }
@@ -657,7 +675,9 @@ std::optional<http_reply> endpoint::call_tool(const std::string& session_id,
     if (s == sessions_.end())
       return rpc_error_reply(404, id, json_rpc::invalid_request,
                              "Session not found");
-    s->second.in_flight[key] = cancel;
+    // Ids should be unique among a session's calls in flight; should a
+    // client reuse one, each call still keeps its own entry.
+    s->second.in_flight.emplace(key, cancel);
     log_level = s->second.log_level;
   }
   if (log_level)
@@ -701,8 +721,14 @@ http_reply endpoint::finish_call(const call_record& call,
   const auto& progress_token = call.progress_token;
   {
     std::lock_guard<std::mutex> guard{sessions_mutex_};
-    if (auto s = sessions_.find(call.session_id); s != sessions_.end())
-      s->second.in_flight.erase(call.key);
+    if (auto s = sessions_.find(call.session_id); s != sessions_.end()) {
+      auto [first, last] = s->second.in_flight.equal_range(call.key);
+      for (; first != last; ++first)
+        if (first->second == call.cancel) {
+          s->second.in_flight.erase(first);
+          break;
+        }
+    }
   }
   metrics_.finished();
   metrics_.record(name, outcome.code,

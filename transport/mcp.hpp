@@ -135,8 +135,10 @@ private:
     /// its calls as notifications/message, at this level or above.
     std::optional<std::string> log_level;
     std::chrono::steady_clock::time_point last_used;
-    /// Calls in flight by serialised JSON-RPC id.
-    std::unordered_map<std::string, std::shared_ptr<cancellation>> in_flight;
+    /// Calls in flight by serialised JSON-RPC id (a multimap: a client
+    /// may reuse an id, and each call must still be found and removed).
+    std::unordered_multimap<std::string, std::shared_ptr<cancellation>>
+      in_flight;
   };
 
   /// A tool call's facts its reply needs once the tool has finished.
@@ -173,8 +175,10 @@ private:
   /// Checks header count and size against the limits.
   std::optional<http_reply> check_headers(const http_request& request) const;
 
-  std::string open_session(const std::string& protocol_version,
-                           const std::string& principal);
+  /// The new session's id; nullopt when max-sessions are open and every
+  /// one has a call in flight (none can be evicted).
+  std::optional<std::string> open_session(const std::string& protocol_version,
+                                          const std::string& principal);
   void evict_idle_locked(std::chrono::steady_clock::time_point now);
 
   endpoint_options options_;

@@ -127,9 +127,23 @@ TEST_CASE("a request head over its budget closes the connection; a body "
   d.begin_request();
   t.send(std::string(60, 'h'));
   CHECK(read_all(d, 60).size() == 60);
-  d.end_head();
+  d.end_head(true); // a body of stated length: httplib bounds it
   t.send(std::string(1000, 'b'));
   CHECK(read_all(d, 1000).size() == 1000);
+  // A body without a stated length has its own budget.
+  auto limits = quick();
+  limits.max_unsized_body_bytes = 500;
+  socket_pair u;
+  http_connection e{u.ours, -1, limits};
+  e.begin_request();
+  u.send(std::string(60, 'h'));
+  CHECK(read_all(e, 60).size() == 60);
+  e.end_head(false);
+  u.send(std::string(1000, 'b'));
+  std::size_t body = 0;
+  while (e.read(&byte, 1) == 1)
+    ++body;
+  CHECK(body == 500);
   // The next request has the whole budget again.
   d.begin_request();
   t.send(std::string(64, 'h'));

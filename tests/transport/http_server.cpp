@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -170,6 +171,56 @@ TEST_CASE("a request head far over max-header-bytes is not read; the "
   auto reply = big.read_to_close();
   CHECK(reply.find("200 OK") == std::string::npos);
   CHECK(health(server.port()) == 200);
+}
+
+TEST_CASE("bodies without Content-Length are bounded by max-body-bytes; "
+          "compressed bodies are refused with 415",
+          "[http][security]") {
+  auto options = one_thread_server::quick();
+  options.max_body_bytes = 4096;
+  one_thread_server server{options};
+  auto chunk = [](const std::string& data) {
+    char size[16];
+    std::snprintf(size, sizeof(size), "%zx\r\n", data.size());
+    return size + data + "\r\n";
+  };
+  const std::string head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                           "Content-Type: application/json\r\n";
+  SECTION("a small chunked body is read") {
+    raw_client client{server.port()};
+    REQUIRE(client.send(head + "Transfer-Encoding: chunked\r\n"
+                               "Connection: close\r\n\r\n"
+                        + chunk("hello ") + chunk("world") + "0\r\n\r\n"));
+    CHECK_THAT(client.read_to_close(), Catch::Contains("echo:hello world"));
+  }
+  SECTION("a chunked body past the limit ends the connection unanswered") {
+    raw_client client{server.port()};
+    std::string body;
+    for (int i = 0; i < 256; ++i) // 256 KiB: past 4 KiB and the framing slack
+      body += chunk(std::string(1024, 'x'));
+    client.send(head + "Transfer-Encoding: chunked\r\n\r\n" + body
+                + "0\r\n\r\n");
+    auto reply = client.read_to_close();
+    CHECK(reply.find("echo:") == std::string::npos);
+    CHECK(health(server.port()) == 200);
+  }
+  SECTION("a body read to the connection's end is bounded too") {
+    raw_client client{server.port()};
+    client.send(head + "\r\n" + std::string(256 * 1024, 'y'));
+    ::shutdown(client.fd, SHUT_WR);
+    CHECK(client.read_to_close().find("echo:") == std::string::npos);
+    CHECK(health(server.port()) == 200);
+  }
+  SECTION("Content-Encoding: 415 before the body is read, then the "
+          "connection ends") {
+    raw_client client{server.port()};
+    REQUIRE(client.send(head + "Content-Encoding: gzip\r\n"
+                               "Content-Length: 10\r\n\r\n0123456789"));
+    auto reply = client.read_to_close();
+    CHECK_THAT(reply, Catch::StartsWith("HTTP/1.1 415"));
+    CHECK_THAT(reply, Catch::Contains("must not be compressed"));
+    CHECK(reply.find("echo:") == std::string::npos);
+  }
 }
 
 TEST_CASE("pipelined requests on one connection are answered in order",

@@ -233,6 +233,63 @@ TEST_CASE_METHOD(endpoint_fixture, "DELETE ends a session",
   CHECK(endpoint->handle(del).status == 400);
 }
 
+TEST_CASE_METHOD(endpoint_fixture,
+                 "DELETE cancels the session's calls in flight and returns",
+                 "[mcp][sessions][cancel]") {
+  // Cancelling a call finishes it, and finishing takes the sessions lock:
+  // DELETE must cancel after letting go of it (a deadlock here before;
+  // CTest's timeout fails the test if it comes back).
+  auto session = initialize();
+  std::vector<std::optional<mcp::http_reply>> got(2);
+  for (int i = 0; i < 2; ++i)
+    endpoint->handle(
+      make_request(R"({"jsonrpc":"2.0","id":)" + std::to_string(20 + i)
+                     + R"(,"method":"tools/call","params":{"name":"later","arguments":{}}})",
+                   {}, session),
+      [&got, i](mcp::http_reply reply) { got[i] = std::move(reply); });
+  CHECK_FALSE(got[0]);
+  mcp::http_request del;
+  del.method = "DELETE";
+  del.headers = {{"host", "localhost:8080"}, {"mcp-session-id", session}};
+  CHECK(endpoint->handle(del).status == 200);
+  for (const auto& reply : got) {
+    REQUIRE(reply);
+    CHECK(reply->body.find("\"result\"") == std::string::npos);
+  }
+  CHECK(endpoint->session_count() == 0);
+}
+
+TEST_CASE_METHOD(endpoint_fixture,
+                 "a reused request id: each call stays cancellable, and "
+                 "notifications/cancelled reaches every call with that id",
+                 "[mcp][cancel]") {
+  auto session = initialize();
+  auto call = R"({"jsonrpc":"2.0","id":30,"method":"tools/call","params":{"name":"later","arguments":{}}})";
+  std::vector<std::optional<mcp::http_reply>> got(2);
+  for (int i = 0; i < 2; ++i)
+    endpoint->handle(make_request(call, {}, session),
+                     [&got, i](mcp::http_reply reply) {
+                       got[i] = std::move(reply);
+                     });
+  // The first finishes; the second must still be in the session.
+  std::function<void()> first;
+  {
+    std::lock_guard<std::mutex> guard{later_mutex};
+    REQUIRE(later_calls.size() == 2);
+    first = later_calls[0];
+  }
+  first();
+  REQUIRE(got[0]);
+  CHECK(got[0]->body.find("\"late\"") != std::string::npos);
+  CHECK_FALSE(got[1]);
+  CHECK(post(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":30}})",
+             {}, session)
+          .status
+        == 202);
+  REQUIRE(got[1]);
+  CHECK(got[1]->body.find("\"late\"") == std::string::npos);
+}
+
 TEST_CASE_METHOD(endpoint_fixture, "MCP-Protocol-Version is checked",
                  "[mcp][version]") {
   auto session = initialize();
@@ -350,6 +407,12 @@ TEST_CASE_METHOD(endpoint_fixture, "tools/list paginates with a cursor",
   CHECK_FALSE(page4.contains("nextCursor"));
   auto bad = paged.rpc(session, "tools/list", R"({"cursor":"zzz"})");
   CHECK(bad.at("error").at("code").as_int64() == -32602);
+  // Digits past any integer: the same error, not an exception.
+  auto huge = paged.rpc(session, "tools/list",
+                        R"({"cursor":"99999999999999999999999"})");
+  CHECK(huge.at("error").at("code").as_int64() == -32602);
+  auto past = paged.rpc(session, "tools/list", R"({"cursor":"4"})");
+  CHECK(past.at("error").at("code").as_int64() == -32602);
   // Without pagination every tool fits one page.
   auto all = rpc(initialize(), "tools/list");
   CHECK(all.at("result").at("tools").as_array().size() == 4);
@@ -492,6 +555,34 @@ TEST_CASE("the session cap evicts the least recently used idle session",
   CHECK(f.post(ping, {}, a).status == 404);
   CHECK(f.post(ping, {}, b).status == 200);
   CHECK(f.post(ping, {}, c).status == 200);
+}
+
+TEST_CASE("a full session table whose sessions all have calls in flight "
+          "refuses a new session with 503",
+          "[mcp][sessions]") {
+  mcp::endpoint_options options;
+  options.max_sessions = 1;
+  endpoint_fixture f{options};
+  auto busy = f.initialize();
+  std::optional<mcp::http_reply> answer;
+  f.endpoint->handle(
+    f.make_request(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"later","arguments":{}}})",
+                   {}, busy),
+    [&](mcp::http_reply reply) { answer = std::move(reply); });
+  auto refused = f.post(R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})");
+  CHECK(refused.status == 503);
+  CHECK_THAT(refused.body, Catch::Contains("max-sessions"));
+  CHECK(f.endpoint->session_count() == 1);
+  // Once the call is done the busy session can make room.
+  std::function<void()> finish;
+  {
+    std::lock_guard<std::mutex> guard{f.later_mutex};
+    finish = f.later_calls.at(0);
+  }
+  finish();
+  REQUIRE(answer);
+  CHECK(f.initialize() != busy);
+  CHECK(f.endpoint->session_count() == 1);
 }
 
 namespace {
