@@ -37,21 +37,22 @@ token_table::digest token_table::hash(std::string_view token) {
 std::optional<failure> token_table::add(const std::string& principal,
                                         std::string_view token) {
   if (!valid_principal(principal))
+    // Neither field is echoed: with the columns swapped, the "principal"
+    // is the token, and messages reach logs. The caller names the line.
     return make_failure(ec::validation_error,
-                        "principal \"" + principal
-                          + "\" must be 1-128 letters, digits or . _ - @");
+                        "the principal (first field) must be 1-128 letters, "
+                        "digits or . _ - @");
   if (token.size() < min_token_length || !printable_token(token))
     return make_failure(ec::validation_error,
-                        "the token of \"" + principal + "\" must be at least "
+                        "the token (second field) must be at least "
                           + std::to_string(min_token_length)
-                          + " printable characters without blanks");
+                          + " printable characters without blanks (are the "
+                            "fields swapped? the format is PRINCIPAL TOKEN)");
   auto d = hash(token);
   for (const auto& e : entries_)
     if (CRYPTO_memcmp(e.token_digest.data(), d.data(), d.size()) == 0)
       return make_failure(ec::validation_error,
-                          "the token of \"" + principal
-                            + "\" is already given to \"" + e.principal
-                            + "\"");
+                          "the token is already given to another principal");
   entries_.push_back(entry{d, principal});
   return std::nullopt;
 }

@@ -40,6 +40,16 @@ TEST_CASE("a bad tokens file names the line, never the token", "[auth]") {
   REQUIRE_FALSE(duplicate);
   CHECK_THAT(duplicate.error().message, Catch::Contains("t:2"));
   CHECK(duplicate.error().message.find("aaaa") == std::string::npos);
+  // Columns swapped: the first field is the token; it is not echoed.
+  auto swapped = token_table::parse(
+    "3f1c0e9a7b5d4e2f8a6c1b0d9e7f5a3c planner-agent\n", "t");
+  REQUIRE_FALSE(swapped);
+  CHECK_THAT(swapped.error().message, Catch::Contains("t:1"));
+  CHECK_THAT(swapped.error().message, Catch::Contains("swapped"));
+  CHECK(swapped.error().message.find("3f1c") == std::string::npos);
+  auto swapped_b64 = token_table::parse("ab+/cd==efgh1234ijkl agent\n", "t");
+  REQUIRE_FALSE(swapped_b64);
+  CHECK(swapped_b64.error().message.find("ab+/") == std::string::npos);
   auto empty = token_table::parse("# nothing\n", "t");
   REQUIRE_FALSE(empty);
   CHECK_THAT(empty.error().message, Catch::Contains("no tokens"));
