@@ -37,14 +37,11 @@ connection_server::connection_server(connection_limits limits,
     if (connection != nullptr)
       connection->end_head(req.has_header("Content-Length")
                            && !req.has_header("Transfer-Encoding"));
-    // httplib would inflate a compressed body without bound.
+    // httplib would inflate a compressed body without bound. The server's
+    // error handler writes the 415's body.
     auto encoding = req.get_header_value("Content-Encoding");
     if (!encoding.empty() && encoding != "identity") {
       res.status = 415;
-      res.set_content("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":"
-                      "-32600,\"message\":\"Unsupported Media Type: request "
-                      "bodies must not be compressed (Content-Encoding)\"}}",
-                      "application/json");
       if (connection != nullptr)
         connection->close_after_reply(); // its body is still unread
       return HandlerResponse::Handled;

@@ -180,9 +180,12 @@ http_server::http_server(http_server_options options, http_routes routes)
   svr.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (!res.body.empty())
       return;
-    std::string message = res.status == 413 ? "Payload Too Large"
-                          : res.status == 404 ? "Not Found"
-                                              : "HTTP error";
+    std::string message
+      = res.status == 413 ? "Payload Too Large"
+      : res.status == 404 ? "Not Found"
+      : res.status == 415 ? "Unsupported Media Type: request bodies must "
+                            "not be compressed (Content-Encoding)"
+                          : "HTTP error";
     res.set_content("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":"
                     "-32600,\"message\":\""
                       + message + "\"}}",

@@ -108,6 +108,17 @@ struct raw_client {
   }
 };
 
+/// Sends `bytes` on a fresh connection (then ends its writing side when
+/// `end_writes`) and returns everything until the server closes.
+std::string exchange(int port, const std::string& bytes,
+                     bool end_writes = false) {
+  raw_client client{port};
+  client.send(bytes); // the server may close before taking it all
+  if (end_writes)
+    ::shutdown(client.fd, SHUT_WR);
+  return client.read_to_close();
+}
+
 /// GET /healthz from a fresh connection; the status, 0 when unanswered.
 int health(int port) {
   httplib::Client client{"127.0.0.1", port};
@@ -162,13 +173,11 @@ TEST_CASE("a request head far over max-header-bytes is not read; the "
   auto options = one_thread_server::quick();
   options.max_header_bytes = 1024;
   one_thread_server server{options};
-  raw_client big{server.port()};
   std::string head = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n";
   for (int i = 0; i < 200; ++i)
     head += "X-Pad-" + std::to_string(i) + ": " + std::string(100, 'p')
             + "\r\n";
-  big.send(head + "\r\n"); // 20 KB; the server may close before taking it
-  auto reply = big.read_to_close();
+  auto reply = exchange(server.port(), head + "\r\n"); // 20 KB
   CHECK(reply.find("200 OK") == std::string::npos);
   CHECK(health(server.port()) == 200);
 }
@@ -187,36 +196,33 @@ TEST_CASE("bodies without Content-Length are bounded by max-body-bytes; "
   const std::string head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                            "Content-Type: application/json\r\n";
   SECTION("a small chunked body is read") {
-    raw_client client{server.port()};
-    REQUIRE(client.send(head + "Transfer-Encoding: chunked\r\n"
+    CHECK_THAT(exchange(server.port(),
+                        head + "Transfer-Encoding: chunked\r\n"
                                "Connection: close\r\n\r\n"
-                        + chunk("hello ") + chunk("world") + "0\r\n\r\n"));
-    CHECK_THAT(client.read_to_close(), Catch::Contains("echo:hello world"));
+                          + chunk("hello ") + chunk("world") + "0\r\n\r\n"),
+               Catch::Contains("echo:hello world"));
   }
   SECTION("a chunked body past the limit ends the connection unanswered") {
-    raw_client client{server.port()};
     std::string body;
     for (int i = 0; i < 256; ++i) // 256 KiB: past 4 KiB and the framing slack
       body += chunk(std::string(1024, 'x'));
-    client.send(head + "Transfer-Encoding: chunked\r\n\r\n" + body
-                + "0\r\n\r\n");
-    auto reply = client.read_to_close();
+    auto reply = exchange(server.port(), head
+                                           + "Transfer-Encoding: chunked\r\n\r\n"
+                                           + body + "0\r\n\r\n");
     CHECK(reply.find("echo:") == std::string::npos);
     CHECK(health(server.port()) == 200);
   }
   SECTION("a body read to the connection's end is bounded too") {
-    raw_client client{server.port()};
-    client.send(head + "\r\n" + std::string(256 * 1024, 'y'));
-    ::shutdown(client.fd, SHUT_WR);
-    CHECK(client.read_to_close().find("echo:") == std::string::npos);
+    auto reply = exchange(server.port(),
+                          head + "\r\n" + std::string(256 * 1024, 'y'), true);
+    CHECK(reply.find("echo:") == std::string::npos);
     CHECK(health(server.port()) == 200);
   }
   SECTION("Content-Encoding: 415 before the body is read, then the "
           "connection ends") {
-    raw_client client{server.port()};
-    REQUIRE(client.send(head + "Content-Encoding: gzip\r\n"
-                               "Content-Length: 10\r\n\r\n0123456789"));
-    auto reply = client.read_to_close();
+    auto reply = exchange(server.port(),
+                          head + "Content-Encoding: gzip\r\n"
+                                 "Content-Length: 10\r\n\r\n0123456789");
     CHECK_THAT(reply, Catch::StartsWith("HTTP/1.1 415"));
     CHECK_THAT(reply, Catch::Contains("must not be compressed"));
     CHECK(reply.find("echo:") == std::string::npos);

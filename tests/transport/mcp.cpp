@@ -137,6 +137,29 @@ struct endpoint_fixture {
     return request;
   }
 
+  /// Starts a call of the "later" tool with JSON-RPC `id`; its reply,
+  /// whenever it comes, lands in `got`.
+  void call_later(const std::string& session, int id,
+                  std::optional<mcp::http_reply>& got) {
+    endpoint->handle(
+      make_request(R"({"jsonrpc":"2.0","id":)" + std::to_string(id)
+                     + R"(,"method":"tools/call","params":{"name":"later","arguments":{}}})",
+                   {}, session),
+      [&got](mcp::http_reply reply) { got = std::move(reply); });
+  }
+
+  /// What answers the `index`-th "later" call started.
+  std::function<void()> later_answer(std::size_t index) {
+    std::lock_guard<std::mutex> guard{later_mutex};
+    REQUIRE(index < later_calls.size());
+    return later_calls[index];
+  }
+
+  std::size_t later_count() {
+    std::lock_guard<std::mutex> guard{later_mutex};
+    return later_calls.size();
+  }
+
   std::string initialize(const std::string& version = "2025-11-25") {
     auto reply = post(R"({"jsonrpc":"2.0","id":0,"method":"initialize",
       "params":{"protocolVersion":")"
@@ -241,12 +264,8 @@ TEST_CASE_METHOD(endpoint_fixture,
   // CTest's timeout fails the test if it comes back).
   auto session = initialize();
   std::vector<std::optional<mcp::http_reply>> got(2);
-  for (int i = 0; i < 2; ++i)
-    endpoint->handle(
-      make_request(R"({"jsonrpc":"2.0","id":)" + std::to_string(20 + i)
-                     + R"(,"method":"tools/call","params":{"name":"later","arguments":{}}})",
-                   {}, session),
-      [&got, i](mcp::http_reply reply) { got[i] = std::move(reply); });
+  call_later(session, 20, got[0]);
+  call_later(session, 21, got[1]);
   CHECK_FALSE(got[0]);
   mcp::http_request del;
   del.method = "DELETE";
@@ -264,21 +283,12 @@ TEST_CASE_METHOD(endpoint_fixture,
                  "notifications/cancelled reaches every call with that id",
                  "[mcp][cancel]") {
   auto session = initialize();
-  auto call = R"({"jsonrpc":"2.0","id":30,"method":"tools/call","params":{"name":"later","arguments":{}}})";
   std::vector<std::optional<mcp::http_reply>> got(2);
-  for (int i = 0; i < 2; ++i)
-    endpoint->handle(make_request(call, {}, session),
-                     [&got, i](mcp::http_reply reply) {
-                       got[i] = std::move(reply);
-                     });
+  call_later(session, 30, got[0]);
+  call_later(session, 30, got[1]);
   // The first finishes; the second must still be in the session.
-  std::function<void()> first;
-  {
-    std::lock_guard<std::mutex> guard{later_mutex};
-    REQUIRE(later_calls.size() == 2);
-    first = later_calls[0];
-  }
-  first();
+  REQUIRE(later_count() == 2);
+  later_answer(0)();
   REQUIRE(got[0]);
   CHECK(got[0]->body.find("\"late\"") != std::string::npos);
   CHECK_FALSE(got[1]);
@@ -565,21 +575,13 @@ TEST_CASE("a full session table whose sessions all have calls in flight "
   endpoint_fixture f{options};
   auto busy = f.initialize();
   std::optional<mcp::http_reply> answer;
-  f.endpoint->handle(
-    f.make_request(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"later","arguments":{}}})",
-                   {}, busy),
-    [&](mcp::http_reply reply) { answer = std::move(reply); });
+  f.call_later(busy, 1, answer);
   auto refused = f.post(R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})");
   CHECK(refused.status == 503);
   CHECK_THAT(refused.body, Catch::Contains("max-sessions"));
   CHECK(f.endpoint->session_count() == 1);
   // Once the call is done the busy session can make room.
-  std::function<void()> finish;
-  {
-    std::lock_guard<std::mutex> guard{f.later_mutex};
-    finish = f.later_calls.at(0);
-  }
-  finish();
+  f.later_answer(0)();
   REQUIRE(answer);
   CHECK(f.initialize() != busy);
   CHECK(f.endpoint->session_count() == 1);
@@ -773,12 +775,8 @@ TEST_CASE_METHOD(endpoint_fixture,
   });
   // handle() returned with the call in flight, and no reply yet.
   CHECK(replies == 0);
-  std::function<void()> answer;
-  {
-    std::lock_guard<std::mutex> guard{later_mutex};
-    REQUIRE(later_calls.size() == 1);
-    answer = later_calls.front();
-  }
+  REQUIRE(later_count() == 1);
+  auto answer = later_answer(0);
   std::thread{answer}.join();
   auto reply = replied.get_future().get();
   CHECK(replies == 1);
@@ -807,11 +805,7 @@ TEST_CASE_METHOD(endpoint_fixture,
   REQUIRE(got);
   CHECK(got->body.find("\"result\"") == std::string::npos);
   // The call has left the session: a late answer changes nothing.
-  std::function<void()> answer;
-  {
-    std::lock_guard<std::mutex> guard{later_mutex};
-    answer = later_calls.at(0);
-  }
+  auto answer = later_answer(0);
   got.reset();
   answer();
   CHECK_FALSE(got);
