@@ -179,7 +179,7 @@ void endpoint::cancel_all() {
   {
     std::lock_guard<std::mutex> guard{sessions_mutex_};
     for (auto& [id, s] : sessions_)
-      for (auto& [request_id, cancel] : s.in_flight)
+      for (auto& [cancel, request_id] : s.in_flight)
         calls.push_back(cancel);
   }
   // Outside the lock: cancelling finishes a call, which takes it.
@@ -347,7 +347,7 @@ http_reply endpoint::handle_delete(const http_request& request,
     if (auto refused = foreign_session(it->second.principal, from.principal,
                                        nullptr))
       return *refused;
-    for (auto& [request_id, cancel] : it->second.in_flight)
+    for (auto& [cancel, request_id] : it->second.in_flight)
       calls.push_back(cancel);
     sessions_.erase(it);
     spdlog::info("MCP session ended by client ({} open)", sessions_.size());
@@ -519,9 +519,10 @@ void endpoint::notify(const std::string& session_id, const std::string& method,
       auto s = sessions_.find(session_id);
       if (s == sessions_.end())
         return;
-      auto [first, last] = s->second.in_flight.equal_range(key);
-      for (; first != last; ++first)
-        calls.push_back(first->second);
+      // A rare message: a walk over the session's calls in flight.
+      for (auto& [cancel, request_id] : s->second.in_flight)
+        if (request_id == key)
+          calls.push_back(cancel);
     }
     // Outside the lock: cancelling finishes the call, which takes it.
     if (!calls.empty())
@@ -597,8 +598,6 @@ json::object endpoint::list_tools(const json::value& id,
 struct endpoint::call_record {
   std::string session_id;
   json::value id;
-  /// The serialised id: the key in the session's in_flight.
-  std::string key;
   std::string name;
   call_context context;
   std::optional<json::value> progress_token;
@@ -675,9 +674,7 @@ std::optional<http_reply> endpoint::call_tool(const std::string& session_id,
     if (s == sessions_.end())
       return rpc_error_reply(404, id, json_rpc::invalid_request,
                              "Session not found");
-    // Ids should be unique among a session's calls in flight; should a
-    // client reuse one, each call still keeps its own entry.
-    s->second.in_flight.emplace(key, cancel);
+    s->second.in_flight.emplace(cancel, std::move(key));
     log_level = s->second.log_level;
   }
   if (log_level)
@@ -688,7 +685,6 @@ std::optional<http_reply> endpoint::call_tool(const std::string& session_id,
   auto call = std::make_shared<call_record>();
   call->session_id = session_id;
   call->id = id;
-  call->key = std::move(key);
   call->name = name;
   call->context = context;
   call->progress_token = std::move(progress_token);
@@ -721,14 +717,8 @@ http_reply endpoint::finish_call(const call_record& call,
   const auto& progress_token = call.progress_token;
   {
     std::lock_guard<std::mutex> guard{sessions_mutex_};
-    if (auto s = sessions_.find(call.session_id); s != sessions_.end()) {
-      auto [first, last] = s->second.in_flight.equal_range(call.key);
-      for (; first != last; ++first)
-        if (first->second == call.cancel) {
-          s->second.in_flight.erase(first);
-          break;
-        }
-    }
+    if (auto s = sessions_.find(call.session_id); s != sessions_.end())
+      s->second.in_flight.erase(call.cancel);
   }
   metrics_.finished();
   metrics_.record(name, outcome.code,

@@ -135,10 +135,10 @@ private:
     /// its calls as notifications/message, at this level or above.
     std::optional<std::string> log_level;
     std::chrono::steady_clock::time_point last_used;
-    /// Calls in flight by serialised JSON-RPC id (a multimap: a client
-    /// may reuse an id, and each call must still be found and removed).
-    std::unordered_multimap<std::string, std::shared_ptr<cancellation>>
-      in_flight;
+    /// Calls in flight: each call's own cancellation, with its serialised
+    /// JSON-RPC id. Keyed by the call, not the id: a client may reuse an
+    /// id, and finishing one call must not lose another.
+    std::unordered_map<std::shared_ptr<cancellation>, std::string> in_flight;
   };
 
   /// A tool call's facts its reply needs once the tool has finished.
