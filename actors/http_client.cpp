@@ -30,7 +30,13 @@ bool http_abort::abort() {
   if (active_ == nullptr)
     return false;
   active_->stop();
+  ++aborted_;
   return true;
+}
+
+std::size_t http_abort::aborted() const {
+  std::lock_guard<std::mutex> guard{mutex_};
+  return aborted_;
 }
 
 namespace {
@@ -40,6 +46,7 @@ struct http_client_state {
   /// One client per origin: keeps the TCP/TLS connection alive.
   std::unordered_map<std::string, std::unique_ptr<httplib::Client>> clients;
   std::shared_ptr<http_abort> abort;
+  std::size_t max_response_bytes = default_max_response_bytes;
 };
 
 httplib::Client& client_for(http_client_state& state,
@@ -68,15 +75,37 @@ outcome<http_response> attempt(http_client_state& state,
                                const http_call& call) {
   auto& client = client_for(state, call.origin);
   apply_timeout(client, call.timeout_ms);
-  httplib::Headers headers;
+  httplib::Request request;
+  request.method = call.method;
+  request.path = call.target;
   for (const auto& [name, value] : call.headers)
-    headers.emplace(name, value);
+    request.headers.emplace(name, value);
+  if (call.method == "POST") {
+    request.body = call.body;
+    request.headers.emplace("Content-Type", call.content_type);
+  }
   auto started = std::chrono::steady_clock::now();
+  // httplib bounds each wait for bytes, not the whole response nor its
+  // size: an upstream trickling its body, or sending without end, is cut
+  // off here.
+  auto deadline = started + std::chrono::milliseconds{call.timeout_ms};
+  enum class cut { none, too_large, too_slow } cut_off = cut::none;
+  std::string body;
+  request.content_receiver = [&](const char* data, std::size_t n, uint64_t,
+                                 uint64_t) {
+    if (body.size() + n > state.max_response_bytes) {
+      cut_off = cut::too_large;
+      return false;
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      cut_off = cut::too_slow;
+      return false;
+    }
+    body.append(data, n);
+    return true;
+  };
   state.abort->begin(&client);
-  auto result = call.method == "POST"
-                  ? client.Post(call.target.c_str(), headers, call.body,
-                                call.content_type.c_str())
-                  : client.Get(call.target.c_str(), headers);
+  auto result = client.send(request);
   state.abort->end();
   auto elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                       std::chrono::steady_clock::now() - started)
@@ -84,22 +113,29 @@ outcome<http_response> attempt(http_client_state& state,
   if (!result) {
     auto reason = httplib::to_string(result.error());
     // A dropped keep-alive connection is not the upstream's fault: the next
-    // call reconnects. Forget the client so its state starts clean.
+    // call reconnects. Forget the client so its state starts clean (and a
+    // body cut off midway is not read as the next response).
     state.clients.erase(call.origin);
-    if (result.error() == httplib::Error::Canceled)
-      return make_failure(ec::cancelled, "the upstream call was aborted");
-    if (elapsed_ms + 50 >= call.timeout_ms)
+    if (cut_off == cut::too_large)
+      return make_failure(ec::upstream_error,
+                          "upstream " + call.origin + " sent a response over "
+                            + std::to_string(state.max_response_bytes)
+                            + " bytes",
+                          "retry later");
+    if (cut_off == cut::too_slow || elapsed_ms + 50 >= call.timeout_ms)
       return make_failure(ec::upstream_timeout,
                           "upstream " + call.origin + " did not answer within "
                             + std::to_string(call.timeout_ms) + " ms",
                           "retry later");
+    if (result.error() == httplib::Error::Canceled)
+      return make_failure(ec::cancelled, "the upstream call was aborted");
     return make_failure(ec::network_error,
                         "cannot reach upstream " + call.origin + ": " + reason,
                         "check the upstream URL and the network");
   }
   http_response response;
   response.status = result->status;
-  response.body = std::move(result->body);
+  response.body = std::move(body);
   response.content_type = result->get_header_value("Content-Type");
   response.retry_after = result->get_header_value("Retry-After");
   response.received_ms = now_ms();
@@ -108,8 +144,10 @@ outcome<http_response> attempt(http_client_state& state,
 
 http_client_actor::behavior_type
 http_client(http_client_actor::stateful_pointer<http_client_state> self,
-            std::shared_ptr<http_abort> abort) {
+            std::shared_ptr<http_abort> abort,
+            std::size_t max_response_bytes) {
   self->state.abort = std::move(abort);
+  self->state.max_response_bytes = max_response_bytes;
   return {
     [self](const http_call& call) -> caf::result<http_response> {
       try {
@@ -130,9 +168,11 @@ http_client(http_client_actor::stateful_pointer<http_client_state> self,
 
 } // namespace
 
-http_worker spawn_http_client(caf::actor_system& system) {
+http_worker spawn_http_client(caf::actor_system& system,
+                              std::size_t max_response_bytes) {
   auto abort = std::make_shared<http_abort>();
-  return {system.spawn<caf::detached>(http_client, abort), abort};
+  return {system.spawn<caf::detached>(http_client, abort, max_response_bytes),
+          abort};
 }
 
 } // namespace transitd

@@ -5,6 +5,7 @@
 // makes exactly one attempt per message; retries, limits and the breaker
 // live in UPSTREAM_GATE, which owns the workers.
 
+#include <cstddef>
 #include <memory>
 #include <mutex>
 
@@ -27,10 +28,13 @@ public:
   void end();
   /// Aborts the request in progress, if any; returns whether there was one.
   bool abort();
+  /// How many requests abort() has aborted.
+  std::size_t aborted() const;
 
 private:
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   httplib::Client* active_ = nullptr;
+  std::size_t aborted_ = 0;
 };
 
 struct http_worker {
@@ -38,7 +42,14 @@ struct http_worker {
   std::shared_ptr<http_abort> abort;
 };
 
-/// Spawns one detached HTTP client worker.
-http_worker spawn_http_client(caf::actor_system& system);
+/// The most bytes an upstream response body may take (a TfL journey
+/// answer is 0.1-2 MB); past it the attempt fails as UPSTREAM_ERROR.
+constexpr std::size_t default_max_response_bytes = 32 * 1024 * 1024;
+
+/// Spawns one detached HTTP client worker. Each attempt also ends at its
+/// timeout as a whole (httplib bounds only each wait for bytes).
+http_worker spawn_http_client(
+  caf::actor_system& system,
+  std::size_t max_response_bytes = default_max_response_bytes);
 
 } // namespace transitd

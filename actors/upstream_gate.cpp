@@ -5,6 +5,7 @@
 
 #include <caf/actor_system.hpp>
 #include <caf/exit_reason.hpp>
+#include <caf/sec.hpp>
 #include <caf/send.hpp>
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
@@ -160,8 +161,9 @@ void send_attempt(gate_pointer self, uint64_t id, std::size_t worker) {
   call.timeout_ms = static_cast<int32_t>(std::clamp<int64_t>(
     left_ms(entry.call), 1, entry.call.timeout_ms));
   auto started = clock_ms(self);
-  // The worker enforces the HTTP timeouts; this guard only covers a lost
-  // worker.
+  // The worker enforces the HTTP timeouts, each wait's and the whole
+  // attempt's; this guard only covers a worker stuck elsewhere (a slow DNS
+  // lookup, a TLS handshake trickled byte by byte), which it aborts.
   auto guard = std::chrono::milliseconds{call.timeout_ms + 2000};
   // Both outcomes first free the worker, then decide the call's fate.
   auto attempt_over = [self, id, worker, started] {
@@ -178,7 +180,11 @@ void send_attempt(gate_pointer self, uint64_t id, std::size_t worker) {
         on_response(self, id, std::move(response));
         pump(self);
       },
-      [self, id, attempt_over](caf::error& err) {
+      [self, id, worker, attempt_over](caf::error& err) {
+        // The guard fired: the worker is stuck outside its socket's
+        // timeouts. Shut its connection so it is free for the next call.
+        if (err == caf::sec::request_timeout)
+          self->state.workers[worker].abort->abort();
         attempt_over();
         on_failure(self, id, err);
         pump(self);

@@ -73,16 +73,38 @@ std::string sanitize_upstream_text(std::string_view text,
 
 namespace transitd {
 
+std::string redact_url(std::string_view url) {
+  std::string out;
+  auto rest = url;
+  if (auto scheme_end = url.find("://"); scheme_end != std::string_view::npos) {
+    out = std::string{url.substr(0, scheme_end + 3)};
+    rest = url.substr(scheme_end + 3);
+  }
+  auto authority_end = rest.find_first_of("/?#");
+  auto authority = rest.substr(0, authority_end);
+  if (auto at = authority.rfind('@'); at != std::string_view::npos)
+    authority = authority.substr(at + 1);
+  out += authority;
+  if (authority_end == std::string_view::npos)
+    return out;
+  rest = rest.substr(authority_end);
+  auto query = rest.find_first_of("?#");
+  out += rest.substr(0, query);
+  if (query != std::string_view::npos)
+    out += "?...";
+  return out;
+}
+
 outcome<endpoint> split_url(std::string_view url) {
   auto scheme_end = url.find("://");
   if (scheme_end == std::string_view::npos)
     return make_failure(ec::validation_error,
-                        "URL \"" + std::string{url}
+                        "URL \"" + redact_url(url)
                           + "\" lacks a scheme (http:// or https://)");
   auto scheme = url.substr(0, scheme_end);
   if (scheme != "http" && scheme != "https")
     return make_failure(ec::validation_error,
-                        "URL \"" + std::string{url}
+                        "URL \"" + redact_url(url)
                           + "\" must use http or https");
   auto host_begin = scheme_end + 3;
   auto path_begin = url.find('/', host_begin);
@@ -90,7 +112,15 @@ outcome<endpoint> split_url(std::string_view url) {
   result.origin = std::string{url.substr(0, path_begin)};
   if (result.origin.size() <= host_begin)
     return make_failure(ec::validation_error,
-                        "URL \"" + std::string{url} + "\" has no host");
+                        "URL \"" + redact_url(url) + "\" has no host");
+  // The origin goes into error messages; credentials have their own
+  // settings (DIGITRANSIT_API_KEY, TFL_API_KEY).
+  if (result.origin.find('@', host_begin) != std::string::npos)
+    return make_failure(ec::validation_error,
+                        "URL \"" + redact_url(url)
+                          + "\" must not carry user information "
+                            "(user:password@); give API keys through "
+                            "their own settings");
   result.path = path_begin == std::string_view::npos
                   ? std::string{}
                   : std::string{url.substr(path_begin)};

@@ -39,7 +39,13 @@ struct endpoint {
   std::string path;
 };
 
-/// Splits an http(s) URL; a failure names what is wrong with it.
+/// Splits an http(s) URL; a failure names what is wrong with it (the URL
+/// shown as redact_url shows it).
 outcome<endpoint> split_url(std::string_view url);
+
+/// A URL as logs and errors may show it: without user information
+/// ("user:secret@") and with any query or fragment replaced by "?...",
+/// where keys are often put ("?app_key=...").
+std::string redact_url(std::string_view url);
 
 } // namespace transitd

@@ -23,6 +23,7 @@
 #include "providers/tfl_station_data.hpp"
 #include "transport/config.hpp"
 #include "transport/gateway.hpp"
+#include "providers/upstream_http.hpp"
 #include "transport/http_server.hpp"
 #include "transport/logging.hpp"
 #include "transport/mcp.hpp"
@@ -117,7 +118,7 @@ int main(int argc, char** argv) {
                  demo->base_url());
   } else {
     spdlog::info("Digitransit routing: {} (key {})",
-                 cfg.digitransit_routing_url,
+                 redact_url(cfg.digitransit_routing_url),
                  cfg.digitransit_api_key.empty() ? "absent" : "set");
   }
   if (geocoding_demo) {
@@ -127,7 +128,7 @@ int main(int argc, char** argv) {
                  demo->base_url());
   } else {
     spdlog::info("Digitransit geocoding: {} (key {})",
-                 cfg.digitransit_geocoding_url,
+                 redact_url(cfg.digitransit_geocoding_url),
                  cfg.digitransit_api_key.empty() ? "absent" : "set");
   }
 
@@ -137,7 +138,7 @@ int main(int argc, char** argv) {
                  "upstream at {}; set TFL_API_KEY for real data",
                  demo->base_url());
   } else {
-    spdlog::info("TfL: {} (key {})", cfg.tfl_url,
+    spdlog::info("TfL: {} (key {})", redact_url(cfg.tfl_url),
                  cfg.tfl_api_key.empty() ? "absent: planJourney will answer "
                                            "UPSTREAM_ERROR"
                                          : "set");

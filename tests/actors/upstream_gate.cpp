@@ -9,7 +9,9 @@
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 #include <catch2/catch.hpp>
+#include <httplib.h>
 
+#include "actors/http_client.hpp"
 #include "actors/rate_limiter.hpp"
 #include "messages/time.hpp"
 #include "support/deterministic.hpp"
@@ -87,9 +89,10 @@ struct gate_fixture : test::deterministic_fixture {
     options.retry.base_ms = 100;
     limiter = sys.spawn(rate_limiter, std::move(limits));
     std::vector<http_worker> pool;
-    for (std::size_t i = 0; i < workers; ++i)
-      pool.push_back({sys.spawn(scripted_worker, s, manual),
-                      std::make_shared<http_abort>()});
+    for (std::size_t i = 0; i < workers; ++i) {
+      aborts.push_back(std::make_shared<http_abort>());
+      pool.push_back({sys.spawn(scripted_worker, s, manual), aborts.back()});
+    }
     first_worker = pool.front().actor;
     return sys.spawn(upstream_gate, options, limiter, pool);
   }
@@ -127,6 +130,7 @@ struct gate_fixture : test::deterministic_fixture {
 
   rate_limiter_actor limiter;
   http_client_actor first_worker;
+  std::vector<std::shared_ptr<http_abort>> aborts;
 };
 
 } // namespace
@@ -310,4 +314,25 @@ TEST_CASE_METHOD(gate_fixture, "gate: calls queue for a free worker; a "
   sched.run();
   CHECK(result()); // the release's reply
   CHECK(result()->status == 200); // c
+}
+
+TEST_CASE_METHOD(gate_fixture, "gate: a worker stuck past its attempt's "
+                               "guard is aborted, and the call answered",
+                 "[upstream_gate][actor][timeout]") {
+  upstream_gate_options o;
+  o.retry.max_attempts = 1;
+  auto gate = spawn(o, {}, 1, true); // the worker never answers by itself
+  // The worker is inside a request (a client no test server answers).
+  httplib::Client stuck{"http://127.0.0.1:9"};
+  aborts.front()->begin(&stuck);
+  self->send(gate, call());
+  settle(100ms, 25); // 2.5 s: the 1-s attempt's guard (+2 s) not yet fired
+  CHECK(aborts.front()->aborted() == 0);
+  CHECK(s->held.size() == 1);
+  settle(100ms, 10); // past it
+  CHECK(aborts.front()->aborted() == 1);
+  auto r = result();
+  REQUIRE_FALSE(r);
+  CHECK(to_failure(r.error()).code == ec::upstream_timeout);
+  aborts.front()->end();
 }

@@ -76,10 +76,21 @@ TEST_CASE("e2e: one principal cannot read, list, change or delete "
           .at("variables")
           .as_array()
           .empty());
-  // Use a label: refused as unknown.
-  auto label = test::tool_error(bob.call_tool(
-    "find_stops", json::object{{"coordinate", "home"}}));
+  // Use a label: alice's resolves for her, and is unknown to bob.
+  json::object to_home{
+    {"origin", json::object{{"type", "coords"},
+                            {"value", json::object{{"lat", 60.1699},
+                                                   {"lon", 24.9384}}}}},
+    {"destination", json::object{{"type", "label"}, {"value", "home"}}}};
+  CHECK(test::structured(alice.call_tool("plan_trip", to_home))
+          .at("destination")
+          .at("label")
+          .as_string()
+        == "home");
+  auto label = test::tool_error(bob.call_tool("plan_trip", to_home));
   CHECK(label.at("code") == "validation-error");
+  CHECK_THAT(std::string{label.at("message").as_string()},
+             Catch::Contains("home"));
   // Change: bob's save makes bob's own variable, alice's is untouched.
   auto bobs = save_home();
   bobs["value"] = json::object{{"lat", 60.2}, {"lon", 25.0}};

@@ -52,6 +52,24 @@ TEST_CASE("URLs split into origin and path", "[upstream_http]") {
   CHECK_FALSE(split_url("http://"));
 }
 
+TEST_CASE("URLs with credentials are refused, and never shown whole",
+          "[upstream_http][security]") {
+  auto with_user = split_url("https://me:s3cret@api.example.com/v1");
+  REQUIRE_FALSE(with_user);
+  CHECK_THAT(with_user.error().message, Catch::Contains("user information"));
+  CHECK(with_user.error().message.find("s3cret") == std::string::npos);
+  auto bad_scheme = split_url("ftp://host/x?app_key=s3cret");
+  REQUIRE_FALSE(bad_scheme);
+  CHECK(bad_scheme.error().message.find("s3cret") == std::string::npos);
+
+  CHECK(redact_url("https://api.tfl.gov.uk/Journey?app_key=s3cret")
+        == "https://api.tfl.gov.uk/Journey?...");
+  CHECK(redact_url("https://me:s3cret@host:8443/p#frag")
+        == "https://host:8443/p?...");
+  CHECK(redact_url("http://127.0.0.1:8081") == "http://127.0.0.1:8081");
+  CHECK(redact_url("host?key=s3cret") == "host?...");
+}
+
 TEST_CASE("upstream text is made safe to show", "[upstream_http]") {
   CHECK(sanitize_upstream_text("a\nb\tc") == "a b c");
   auto long_text = std::string(300, 'x');

@@ -1,0 +1,142 @@
+// An HTTP_CLIENT worker against a local server on 127.0.0.1: what it sends,
+// and the bounds httplib's client lacks (a response's size, a whole
+// attempt's time).
+
+#include "actors/http_client.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/scoped_actor.hpp>
+#include <catch2/catch.hpp>
+#include <httplib.h>
+
+#include "messages/caf_glue.hpp"
+#include "messages/error.hpp"
+
+using namespace transitd;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// A server on a free 127.0.0.1 port, serving in the background.
+struct local_server {
+  httplib::Server server;
+  std::thread thread;
+  int port = 0;
+  std::atomic<bool> stopping{false};
+
+  local_server() {
+    server.Post("/echo", [](const httplib::Request& req,
+                            httplib::Response& res) {
+      res.set_content(req.get_header_value("Content-Type") + "|" + req.body,
+                      "text/plain");
+    });
+    server.Get("/big", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(std::string(4096, 'b'), "application/json");
+    });
+    // One byte every 100 ms, each wait well inside the read timeout, for
+    // 20 s unless the client goes.
+    server.Get("/trickle", [this](const httplib::Request&,
+                                  httplib::Response& res) {
+      res.set_chunked_content_provider(
+        "application/json", [this](std::size_t offset, httplib::DataSink& sink) {
+          if (stopping || offset >= 200 || !sink.is_writable()) {
+            sink.done();
+            return true;
+          }
+          std::this_thread::sleep_for(100ms);
+          return sink.write("t", 1);
+        });
+    });
+    port = server.bind_to_any_port("127.0.0.1");
+    thread = std::thread{[this] { server.listen_after_bind(); }};
+  }
+  ~local_server() {
+    stopping = true;
+    server.stop();
+    thread.join();
+  }
+};
+
+struct client_fixture {
+  local_server upstream;
+  caf::actor_system_config cfg;
+  std::unique_ptr<caf::actor_system> sys;
+
+  client_fixture() {
+    cfg.set("scheduler.max-threads", size_t{2});
+    add_message_types(cfg);
+    sys = std::make_unique<caf::actor_system>(cfg);
+  }
+
+  http_call call(std::string method, std::string target) const {
+    http_call c;
+    c.context.correlation_id = "test";
+    c.method = std::move(method);
+    c.origin = "http://127.0.0.1:" + std::to_string(upstream.port);
+    c.target = std::move(target);
+    c.timeout_ms = 1000;
+    return c;
+  }
+
+  caf::expected<http_response> send(const http_worker& worker,
+                                     http_call c) {
+    caf::expected<http_response> out{caf::error{}};
+    caf::scoped_actor self{*sys};
+    self->request(worker.actor, 30s, std::move(c))
+      .receive([&](http_response& r) { out = std::move(r); },
+               [&](caf::error& e) { out = std::move(e); });
+    return out;
+  }
+};
+
+} // namespace
+
+TEST_CASE_METHOD(client_fixture,
+                 "http_client: a POST carries its body and content type",
+                 "[http_client][actor]") {
+  auto worker = spawn_http_client(*sys);
+  auto c = call("POST", "/echo");
+  c.body = "{\"query\":1}";
+  c.content_type = "application/json";
+  auto r = send(worker, c);
+  REQUIRE(r);
+  CHECK(r->status == 200);
+  CHECK(r->body == "application/json|{\"query\":1}");
+}
+
+TEST_CASE_METHOD(client_fixture,
+                 "http_client: a response over the size cap is an upstream "
+                 "error, one within it arrives whole",
+                 "[http_client][actor][security]") {
+  SECTION("over the cap") {
+    auto worker = spawn_http_client(*sys, 1024);
+    auto r = send(worker, call("GET", "/big"));
+    REQUIRE_FALSE(r);
+    auto f = to_failure(r.error());
+    CHECK(f.code == ec::upstream_error);
+    CHECK_THAT(f.message, Catch::Contains("over 1024 bytes"));
+  }
+  SECTION("within it") {
+    auto worker = spawn_http_client(*sys, 4096);
+    auto r = send(worker, call("GET", "/big"));
+    REQUIRE(r);
+    CHECK(r->body.size() == 4096);
+  }
+}
+
+TEST_CASE_METHOD(client_fixture,
+                 "http_client: an upstream trickling its body is cut off at "
+                 "the attempt's timeout",
+                 "[http_client][actor][timeout]") {
+  auto worker = spawn_http_client(*sys);
+  // Each byte comes within the 1-s read timeout; all 200 would take 20 s.
+  auto r = send(worker, call("GET", "/trickle"));
+  REQUIRE_FALSE(r);
+  CHECK(to_failure(r.error()).code == ec::upstream_timeout);
+}
