@@ -561,6 +561,38 @@ TEST_CASE("e2e: stationToilets over MCP on TfL's real files",
   CHECK(invalid.at("correlationId").as_string().size() == 36);
 }
 
+TEST_CASE("e2e: planJourney from the demo upstream says demo-data (D18)",
+          "[e2e][plan_journey][demo]") {
+  auto has_demo_warning = [](const json::object& result) {
+    if (!result.contains("warnings"))
+      return false;
+    for (const auto& w : result.at("warnings").as_array())
+      if (w.at("code").as_string() == "demo-data")
+        return true;
+    return false;
+  };
+  auto plan = [](daemon_harness& daemon) {
+    mcp_client client{daemon.port()};
+    client.initialize();
+    return test::structured(client.call_tool(
+      "planJourney", json::object{{"from", "Bank"}, {"to", "Mile End"}}));
+  };
+  {
+    test::harness_options options;
+    options.demo = true;
+    daemon_harness daemon{options};
+    auto demo = plan(daemon);
+    CHECK(demo.at("code").as_string() == "OK");
+    CHECK(has_demo_warning(demo));
+  }
+  {
+    daemon_harness daemon; // a configured TfL (the mock, with a key)
+    auto live = plan(daemon);
+    CHECK(live.at("code").as_string() == "OK");
+    CHECK_FALSE(has_demo_warning(live));
+  }
+}
+
 TEST_CASE("e2e: stationToilets on the demo set, and without data",
           "[e2e][station_toilets]") {
   {

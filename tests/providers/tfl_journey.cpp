@@ -4,6 +4,8 @@
 
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -81,6 +83,46 @@ TEST_CASE("more than five journeys: the five fastest", "[tfl][journey]") {
   for (const auto& j : reply->journeys)
     durations.push_back(j.duration_minutes);
   CHECK(durations == std::vector<int32_t>{5, 10, 20, 30, 40});
+}
+
+TEST_CASE("equal durations: the earlier arrival first (D19)",
+          "[tfl][journey]") {
+  // Given latest arrival first, so only the tie-break can order them.
+  http_response r;
+  r.status = 200;
+  r.body = R"({"journeys":[
+    {"duration":20,"startDateTime":"2026-01-01T11:10:00","arrivalDateTime":"2026-01-01T11:30:00","legs":[]},
+    {"duration":20,"startDateTime":"2026-01-01T10:50:00","arrivalDateTime":"2026-01-01T11:10:00","legs":[]},
+    {"duration":10,"startDateTime":"2026-01-01T11:50:00","arrivalDateTime":"2026-01-01T12:00:00","legs":[]},
+    {"duration":20,"startDateTime":"2026-01-01T11:00:00","arrivalDateTime":"2026-01-01T11:20:00","legs":[]}]})";
+  auto reply = tfl::parse_journey_response(r);
+  REQUIRE(reply);
+  std::vector<std::string> arrivals;
+  for (const auto& j : reply->journeys)
+    arrivals.push_back(j.arrival_time);
+  CHECK(arrivals
+        == std::vector<std::string>{"2026-01-01T12:00:00", "2026-01-01T11:10:00",
+                                    "2026-01-01T11:20:00",
+                                    "2026-01-01T11:30:00"});
+}
+
+TEST_CASE("disambiguation options come best match first, whatever TfL's "
+          "order",
+          "[tfl][journey]") {
+  http_response r;
+  r.status = 300;
+  r.body = R"({"fromLocationDisambiguation":{"disambiguationOptions":[
+    {"parameterValue":"low","place":{"commonName":"Low"},"matchQuality":200},
+    {"parameterValue":"high","place":{"commonName":"High"},"matchQuality":900},
+    {"parameterValue":"mid","place":{"commonName":"Mid"},"matchQuality":500}],
+    "matchStatus":"list"}})";
+  auto reply = tfl::parse_journey_response(r);
+  REQUIRE(reply);
+  REQUIRE(reply->disambiguation_required);
+  std::vector<std::string> order;
+  for (const auto& s : reply->from_suggestions)
+    order.push_back(s.parameter_value);
+  CHECK(order == std::vector<std::string>{"high", "mid", "low"});
 }
 
 TEST_CASE("TfL's ApiError and failures map to UPSTREAM_ERROR and friends",

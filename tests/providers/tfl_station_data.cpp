@@ -150,3 +150,33 @@ TEST_CASE("station matching: exact wins, else candidates (D20)",
   CHECK_FALSE(none.station);
   CHECK(none.suggestions.empty());
 }
+
+TEST_CASE("station suggestions: prefix before word before substring, the "
+          "closer length first, then by name (D20)",
+          "[tfl][matching]") {
+  // In the order a data file might list them: worst first.
+  station_dataset data;
+  for (const char* name : {"Tabbey Lane", "Old Abbey Wood", "Abbey Road",
+                           "Abbey Wood Central", "Abbey Wood"}) {
+    station_record s;
+    s.name = name;
+    s.unique_id = name;
+    s.key = normalise_station_name(name);
+    data.stations.push_back(std::move(s));
+  }
+  auto abbey = match_station(data, "abbey");
+  REQUIRE_FALSE(abbey.station);
+  std::vector<std::string> order;
+  for (const auto& s : abbey.suggestions)
+    order.push_back(s.name);
+  // Prefix matches (shorter name nearer the query first; "Abbey Road" and
+  // "Abbey Wood" tie on length and go by name), then the word inside a
+  // name, then a bare substring.
+  CHECK(order
+        == std::vector<std::string>{"Abbey Road", "Abbey Wood",
+                                    "Abbey Wood Central", "Old Abbey Wood",
+                                    "Tabbey Lane"});
+  for (std::size_t i = 1; i < abbey.suggestions.size(); ++i)
+    CHECK(abbey.suggestions[i - 1].match_quality
+          >= abbey.suggestions[i].match_quality);
+}

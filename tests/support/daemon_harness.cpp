@@ -83,6 +83,7 @@ daemon_harness::daemon_harness(harness_options options) {
   }
   engine_cfg.demo_routing = options.demo;
   engine_cfg.demo_geocoding = options.demo;
+  engine_cfg.demo_tfl = options.demo;
   engine_ = spawn_engine(*system_, engine_cfg);
   gateway_ = std::make_unique<gateway>(*system_, engine_.router, 2);
   catalog_ = std::make_unique<mcp::tool_catalog>(
