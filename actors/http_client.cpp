@@ -82,7 +82,8 @@ outcome<http_response> attempt(http_client_state& state,
     request.headers.emplace(name, value);
   if (call.method == "POST") {
     request.body = call.body;
-    request.headers.emplace("Content-Type", call.content_type);
+    if (!call.content_type.empty())
+      request.headers.emplace("Content-Type", call.content_type);
   }
   auto started = std::chrono::steady_clock::now();
   // httplib bounds each wait for bytes, not the whole response nor its
