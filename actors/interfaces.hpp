@@ -95,7 +95,10 @@ using departures_board_actor = caf::typed_actor<
 /// planConnection, or a stand-in).
 using journey_planner_actor = caf::typed_actor<
   // One upstream plan; an empty list when there is no itinerary.
-  caf::replies_to<trip_plan_query>::with<trip_plans>>;
+  caf::replies_to<trip_plan_query>::with<trip_plans>,
+  // Stop the upstream work of a query's correlation id (no reply): the
+  // query then fails with `cancelled`.
+  caf::reacts_to<cancel_call>>;
 
 /// DIGITRANSIT_ROUTING: one actor serving both TIMETABLE and
 /// JOURNEY_PLANNER over the same GraphQL endpoint.

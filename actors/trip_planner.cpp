@@ -28,11 +28,12 @@ struct plan_call {
   int labels_pending = 0;
   std::optional<failure> label_failure;
   // The fan-out (D12): answers and failures of both queries.
-  int queries_pending = 0;
   std::optional<trip_plans> primary;
   std::optional<trip_plans> relaxed;
   std::optional<caf::error> primary_error;
+  bool primary_done = false;
   bool relax_sent = false;
+  bool relaxed_done = false;
   bool done = false;
 };
 
@@ -44,8 +45,13 @@ std::chrono::milliseconds time_left(planner_pointer self,
     remaining_ms(call->request.context, self->state.options.tool.timeout_ms)};
 }
 
-void finish(planner_pointer self, const call_ptr& call);
 void send_relaxed(planner_pointer self, const call_ptr& call);
+
+/// The relaxed query's own correlation id: cancelling it leaves the
+/// primary's upstream work alone.
+std::string relaxed_id(const call_ptr& call) {
+  return call->request.context.correlation_id + ":relaxed";
+}
 
 void fail(const call_ptr& call, caf::error err) {
   if (call->done)
@@ -54,22 +60,23 @@ void fail(const call_ptr& call, caf::error err) {
   call->rp.deliver(std::move(err));
 }
 
-/// Both answers (or the primary alone) are in: decide and reply.
+/// The relaxed query is no longer needed: stop its upstream attempt (the
+/// gate aborts it, as for notifications/cancelled).
+void cancel_relaxed(planner_pointer self, const call_ptr& call) {
+  if (!call->relax_sent || call->relaxed_done)
+    return;
+  call->relaxed_done = true;
+  self->send(self->state.journey_planner, cancel_call{relaxed_id(call)});
+}
+
+/// Replies from the primary answer and, when it is disrupted, the relaxed
+/// one.
 void finish(planner_pointer self, const call_ptr& call) {
   if (call->done)
     return;
-  if (call->primary_error) {
-    fail(call, *call->primary_error);
-    return;
-  }
   const auto& primary = *call->primary;
   bool disrupted = is_disrupted(primary);
   bool relax_allowed = call->request.include_disruption_alt;
-  if (disrupted && relax_allowed && !call->relax_sent) {
-    // Sequential mode: only now ask the relaxed question.
-    send_relaxed(self, call);
-    return;
-  }
   // The relaxed answer counts only when the primary is disrupted or empty.
   const trip_plans* relaxed = disrupted && call->relaxed ? &*call->relaxed
                                                          : nullptr;
@@ -90,28 +97,61 @@ void finish(planner_pointer self, const call_ptr& call) {
   call->rp.deliver(std::move(*reply));
 }
 
-void on_answer(planner_pointer self, const call_ptr& call) {
-  if (--call->queries_pending == 0)
+/// Decides what the answers so far allow: a failed or healthy primary
+/// answers at once (the relaxed query, if out, is cancelled); a disrupted
+/// or empty one waits for the relaxed answer, asking for it first in
+/// sequential mode.
+void decide(planner_pointer self, const call_ptr& call) {
+  if (call->done || !call->primary_done)
+    return;
+  if (call->primary_error) {
+    cancel_relaxed(self, call);
+    fail(call, *call->primary_error);
+    return;
+  }
+  bool needs_relaxed = call->request.include_disruption_alt
+                       && is_disrupted(*call->primary);
+  if (!needs_relaxed) {
+    cancel_relaxed(self, call);
+    finish(self, call);
+    return;
+  }
+  if (!call->relax_sent) {
+    send_relaxed(self, call); // sequential mode: only now
+    return;
+  }
+  if (call->relaxed_done)
     finish(self, call);
 }
 
 void send_relaxed(planner_pointer self, const call_ptr& call) {
   call->relax_sent = true;
-  ++call->queries_pending;
   auto query = make_relaxed_query(call->request, call->origin,
                                   call->destination, call->time);
+  query.context.correlation_id = relaxed_id(call);
   self->request(self->state.journey_planner, time_left(self, call), query)
     .then(
       [self, call](trip_plans& plans) {
+        if (call->done || call->relaxed_done)
+          return;
+        call->relaxed_done = true;
+        report_progress(call->request.context,
+                        "relaxed plan answered: "
+                          + std::to_string(plans.itineraries.size())
+                          + " itineraries");
         call->relaxed = std::move(plans);
-        on_answer(self, call);
+        decide(self, call);
       },
       [self, call](caf::error& err) {
+        if (call->done || call->relaxed_done)
+          return; // cancelled by us, or no longer wanted
+        call->relaxed_done = true;
         // The alternative is a bonus: its failure leaves the primary.
         spdlog::info("[{}] plan_trip relaxed query failed: {}",
                      call->request.context.correlation_id,
                      to_failure(err).message);
-        on_answer(self, call);
+        report_progress(call->request.context, "relaxed plan failed");
+        decide(self, call);
       });
 }
 
@@ -126,18 +166,23 @@ void plan(planner_pointer self, const call_ptr& call) {
     fail(call, to_error(*bad));
     return;
   }
-  call->queries_pending = 1;
   auto primary = make_primary_query(call->request, call->origin,
                                     call->destination, call->time);
   self->request(self->state.journey_planner, time_left(self, call), primary)
     .then(
       [self, call](trip_plans& plans) {
+        call->primary_done = true;
+        report_progress(call->request.context,
+                        "primary plan answered: "
+                          + std::to_string(plans.itineraries.size())
+                          + " itineraries");
         call->primary = std::move(plans);
-        on_answer(self, call);
+        decide(self, call);
       },
       [self, call](caf::error& err) {
+        call->primary_done = true;
         call->primary_error = std::move(err);
-        on_answer(self, call);
+        decide(self, call);
       });
   // D12: the relaxed query goes out at the same time, not after.
   if (call->request.include_disruption_alt

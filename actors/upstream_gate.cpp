@@ -69,6 +69,10 @@ bool schedule_retry(gate_pointer self, uint64_t id, call_entry& entry) {
   ++st.retries;
   spdlog::info("[{}] {}: retry {} in {} ms", entry.call.context.correlation_id,
                st.options.name, entry.attempts, wait);
+  report_progress(entry.call.context,
+                  st.options.name + ": attempt "
+                    + std::to_string(entry.attempts) + " failed, retrying in "
+                    + std::to_string(wait) + " ms");
   resume_after(self, id, wait);
   return true;
 }
@@ -157,6 +161,9 @@ void send_attempt(gate_pointer self, uint64_t id, std::size_t worker) {
   entry.worker = static_cast<int32_t>(worker);
   ++entry.attempts;
   ++st.total_attempts;
+  report_progress(entry.call.context,
+                  st.options.name + ": upstream attempt "
+                    + std::to_string(entry.attempts));
   auto call = entry.call;
   call.timeout_ms = static_cast<int32_t>(std::clamp<int64_t>(
     left_ms(entry.call), 1, entry.call.timeout_ms));

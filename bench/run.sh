@@ -146,7 +146,7 @@ floor_pid=$!; pids+=("$floor_pid")
 floor_port=$(listening_port "$floor_pid")
 
 ts_pid=""; node_pid=""
-if $anchor && command -v node >/dev/null; then
+if $anchor && [ -f "$root/../shared/anchors/ts-mcp-server.mjs" ] && command -v node >/dev/null; then
   anchor_dir=$build/bench-anchor
   mkdir -p "$anchor_dir"
   cp "$root/../shared/anchors/ts-mcp-server.mjs" "$root/../shared/anchors/fixture.mjs" "$anchor_dir/"

@@ -4,6 +4,7 @@
 // headers needed to use them.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,6 +13,17 @@
 #include "messages/inspect_std.hpp"
 
 namespace transitd {
+
+/// Where a call's progress goes while it runs (an MCP client's SSE stream):
+/// the tools and the upstream gates report each step as it happens.
+/// Thread-safe and non-blocking. Local to the process: it does not cross a
+/// process boundary (`inspect` leaves it out).
+class progress_sink {
+public:
+  virtual ~progress_sink() = default;
+  /// One step done or begun ("digitransit-routing: attempt 2 of 3").
+  virtual void note(std::string_view message) const = 0;
+};
 
 /// Who is calling and how the call is traced. Every tool request carries
 /// one, so logs, authorisation and deadlines need no side channel.
@@ -25,7 +37,16 @@ struct call_context {
   int64_t deadline_ms = 0;
   /// Wall-clock time the request was received, ms since the Unix epoch.
   int64_t received_ms = 0;
+  /// Progress of this call, for a client that asked for it; null otherwise.
+  std::shared_ptr<const progress_sink> progress;
 };
+
+/// Reports a step of the call to its progress sink, if it has one.
+inline void report_progress(const call_context& context,
+                            std::string_view message) {
+  if (context.progress)
+    context.progress->note(message);
+}
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, call_context& x) {

@@ -1,7 +1,7 @@
 #pragma once
 // Digitransit routing API (OpenTripPlanner GTFS GraphQL, v2): pure request
 // builders and response parsers. No sockets, no actors: unit-tested against
-// the recorded payloads in shared/fixtures/upstream/digitransit-routing/.
+// the recorded payloads in tests/fixtures/upstream/digitransit-routing/.
 
 #include <cstdint>
 #include <string>

@@ -76,6 +76,10 @@ digitransit_routing_actor::behavior_type digitransit_routing(
                                       digitransit::make_plan_body(query),
                                       digitransit::parse_plan);
     },
+    [self](const cancel_call& cancel) {
+      // The gate aborts the attempt; the query then ends as cancelled.
+      self->send(self->state.gate, cancel);
+    },
   };
 }
 

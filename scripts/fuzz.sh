@@ -18,7 +18,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 dir="$root/build-fuzz"
-fixtures="$root/../shared/fixtures/upstream"
+fixtures="$root/tests/fixtures/upstream"
 CC=clang CXX=clang++ cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Debug \
   -DTRANSITD_FUZZ=ON -DTRANSITD_BUILD_TESTS=OFF -DTRANSITD_BUILD_BENCH=OFF \
   >/dev/null

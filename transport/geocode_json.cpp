@@ -6,6 +6,8 @@
 #include "transport/departures_json.hpp"
 #include "transport/stops_json.hpp"
 
+#include "transport/json_text.hpp"
+
 namespace json = boost::json;
 
 namespace transitd::mcp {
@@ -101,9 +103,8 @@ json::object to_json(const geocode_reply& reply) {
   for (const auto& r : reply.results) {
     json::object item{{"name", r.name},
                       {"coordinates",
-                       json::object{{"lat", r.position.lat},
-                                    {"lon", r.position.lon}}},
-                      {"confidence", r.confidence},
+                       coordinate_json(r.position.lat, r.position.lon)},
+                      {"confidence", decimals(r.confidence, confidence_places)},
                       {"type", to_string(r.type)}};
     if (r.language)
       item["language"] = *r.language;
@@ -112,10 +113,11 @@ json::object to_json(const geocode_reply& reply) {
     if (r.address)
       item["address"] = *r.address;
     if (r.bbox)
-      item["boundingBox"] = json::object{{"minLon", r.bbox->min_lon},
-                                         {"maxLon", r.bbox->max_lon},
-                                         {"minLat", r.bbox->min_lat},
-                                         {"maxLat", r.bbox->max_lat}};
+      item["boundingBox"] = json::object{
+        {"minLon", decimals(r.bbox->min_lon, coordinate_places)},
+        {"maxLon", decimals(r.bbox->max_lon, coordinate_places)},
+        {"minLat", decimals(r.bbox->min_lat, coordinate_places)},
+        {"maxLat", decimals(r.bbox->max_lat, coordinate_places)}};
     results.push_back(std::move(item));
   }
   json::object out{{"query", reply.query},

@@ -1,5 +1,6 @@
 #include "transport/http_server.hpp"
 
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -10,6 +11,7 @@
 #include <utility>
 
 #include <httplib.h>
+#include <poll.h>
 #include <openssl/ssl.h>
 
 #include "transport/connection_server.hpp"
@@ -28,10 +30,54 @@ std::string lower(std::string text) {
   return text;
 }
 
-void to_httplib(mcp::http_reply&& reply, httplib::Response& res) {
+/// Sends an SSE reply's events as they arrive (chunked), on the
+/// connection's own thread, watching the client meanwhile: a hang-up
+/// cancels the call (`hangup`). The call always ends, by its deadline at
+/// the latest, and closes the stream. False when the client is gone.
+bool stream_events(const std::shared_ptr<mcp::event_stream>& stream,
+                   const std::shared_ptr<mcp::cancellation>& hangup,
+                   httplib::DataSink& sink) {
+  auto* connection = http_connection::current();
+  std::string part;
+  for (;;) {
+    bool more = stream->take(part);
+    if (!part.empty()
+        && (!sink.write(part.data(), part.size())
+            || (connection != nullptr && !connection->flush()))) {
+      if (hangup)
+        hangup->cancel();
+      return false;
+    }
+    if (!more) {
+      sink.done();
+      return true;
+    }
+    pollfd fds[2] = {{stream->fd(), POLLIN, 0},
+                     {connection != nullptr ? connection->fd() : -1,
+                      POLLRDHUP, 0}};
+    if (::poll(fds, 2, -1) < 0 && errno != EINTR)
+      continue;
+    if ((fds[1].revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0) {
+      if (hangup)
+        hangup->cancel();
+      return false;
+    }
+  }
+}
+
+void to_httplib(mcp::http_reply&& reply, httplib::Response& res,
+                const std::shared_ptr<mcp::cancellation>& hangup = {}) {
   res.status = reply.status;
   for (const auto& [name, value] : reply.headers)
     res.set_header(name, value);
+  if (reply.stream) {
+    res.set_chunked_content_provider(
+      reply.content_type,
+      [stream = reply.stream, hangup](std::size_t, httplib::DataSink& sink) {
+        return stream_events(stream, hangup, sink);
+      });
+    return;
+  }
   if (!reply.content_type.empty()) {
     // What set_content does, without copying the body.
     res.set_header("Content-Type", reply.content_type);
@@ -158,7 +204,7 @@ http_server::http_server(http_server_options options, http_routes routes)
       // wait for the reply here.
       slot->ready.wait(lock, [&] { return slot->early.has_value(); });
     }
-    to_httplib(std::move(*slot->early), res);
+    to_httplib(std::move(*slot->early), res, hangup);
   };
   svr.Post("/mcp", serve);
   svr.Get("/mcp", serve);

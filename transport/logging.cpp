@@ -118,9 +118,13 @@ call_log_tap& call_log_tap::global() {
 }
 
 void call_log_tap::listen(const std::string& correlation_id,
-                          spdlog::level::level_enum min_level) {
+                          spdlog::level::level_enum min_level,
+                          std::function<void(const line&)> forward) {
   std::lock_guard<std::mutex> guard{mutex_};
-  if (listeners_.emplace(correlation_id, listener{min_level, {}}).second)
+  if (listeners_
+        .emplace(correlation_id,
+                 listener{min_level, {}, std::move(forward)})
+        .second)
     count_.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -149,7 +153,11 @@ void call_log_tap::offer(spdlog::level::level_enum level,
   auto it = listeners_.find(std::string{base});
   if (it == listeners_.end() || level < it->second.min_level)
     return;
-  it->second.lines.push_back(line{level, std::string{after_id(payload, id)}});
+  line item{level, std::string{after_id(payload, id)}};
+  if (it->second.forward)
+    it->second.forward(item);
+  else
+    it->second.lines.push_back(std::move(item));
 }
 
 } // namespace transitd

@@ -6,6 +6,7 @@
 // notifications/message (logging/setLevel).
 
 #include <memory>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -52,9 +53,11 @@ public:
   static call_log_tap& global();
 
   /// Starts collecting lines about `correlation_id` at `min_level` or
-  /// above.
+  /// above; with `forward`, each line goes there as it is logged (on the
+  /// logging thread, which must not block) instead of being collected.
   void listen(const std::string& correlation_id,
-              spdlog::level::level_enum min_level);
+              spdlog::level::level_enum min_level,
+              std::function<void(const line&)> forward = {});
   /// Stops and returns what was collected.
   std::vector<line> take(const std::string& correlation_id);
 
@@ -64,6 +67,7 @@ private:
   struct listener {
     spdlog::level::level_enum min_level;
     std::vector<line> lines;
+    std::function<void(const line&)> forward;
   };
   std::mutex mutex_;
   std::unordered_map<std::string, listener> listeners_;

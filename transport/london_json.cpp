@@ -2,6 +2,8 @@
 
 #include "transport/departures_json.hpp"
 
+#include "transport/json_text.hpp"
+
 namespace json = boost::json;
 
 namespace transitd::mcp {
@@ -138,7 +140,7 @@ tool_outcome to_outcome(const station_toilets_reply& reply) {
     for (const auto& s : reply.suggestions)
       suggestions.push_back(json::object{{"name", s.name},
                                          {"uniqueId", s.unique_id},
-                                         {"matchQuality", s.match_quality}});
+                                         {"matchQuality", decimals(s.match_quality, confidence_places)}});
     out.error_body["stationDisambiguation"] = std::move(suggestions);
     return out;
   }
@@ -263,7 +265,7 @@ tool_outcome to_outcome(const journey_plan_reply& reply) {
     for (const auto& s : list)
       out.push_back(json::object{{"parameterValue", s.parameter_value},
                                  {"name", s.name},
-                                 {"matchQuality", s.match_quality}});
+                                 {"matchQuality", decimals(s.match_quality, confidence_places)}});
     return out;
   };
   if (reply.disambiguation_required) {

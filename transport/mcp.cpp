@@ -10,6 +10,7 @@
 #include "actors/ids.hpp"
 #include "messages/time.hpp"
 #include "transport/json_rpc.hpp"
+#include "transport/json_text.hpp"
 #include "transport/logging.hpp"
 
 namespace json = boost::json;
@@ -57,7 +58,7 @@ std::string sse_event(std::string_view message) {
 }
 
 std::string sse_event(const json::object& message) {
-  return sse_event(json::serialize(message));
+  return sse_event(json_text(message));
 }
 
 /// MCP log level (RFC 5424 names) → the spdlog level that reaches it.
@@ -114,7 +115,7 @@ http_reply json_reply(int status, const json::object& body) {
   http_reply reply;
   reply.status = status;
   reply.content_type = std::string{json_type};
-  reply.body = json::serialize(body);
+  reply.body = json_text(body);
   return reply;
 }
 
@@ -127,9 +128,9 @@ std::string call_response_text(const json::value& id,
                                const tool_outcome& outcome) {
   // Written around the structured output serialised once; building the
   // envelope as a DOM would copy the output and serialise it twice.
-  auto body = json::serialize(outcome.is_error ? outcome.error_body
-                                               : outcome.structured);
-  auto text = json::serialize(json::string_view{body});
+  auto body = json_text(outcome.is_error ? outcome.error_body
+                                         : outcome.structured);
+  auto text = json_text(json::string_view{body});
   std::string out;
   out.reserve(body.size() + text.size() + 128);
   out += R"({"jsonrpc":"2.0","id":)";
@@ -312,7 +313,13 @@ http_reply endpoint::handle(const http_request& request) {
   std::unique_lock<std::mutex> lock{w->mutex};
   // Every call ends (by its deadline at the latest): no bound needed here.
   w->ready.wait(lock, [&] { return w->reply.has_value(); });
-  return std::move(*w->reply);
+  auto reply = std::move(*w->reply);
+  lock.unlock();
+  if (reply.stream) {
+    reply.body = reply.stream->drain();
+    reply.stream.reset();
+  }
+  return reply;
 }
 
 namespace {
@@ -595,12 +602,54 @@ json::object endpoint::list_tools(const json::value& id,
   return json_rpc::make_result(id, std::move(result));
 }
 
+namespace {
+
+/// notifications/progress on a call's SSE stream, one per step as it
+/// happens: progress counts the steps (0: the call was accepted).
+class stream_progress final : public progress_sink {
+public:
+  stream_progress(std::shared_ptr<event_stream> stream, json::value token)
+    : stream_(std::move(stream)), token_(std::move(token)) {
+  }
+
+  void note(std::string_view message) const override {
+    json::object p;
+    p["progressToken"] = token_;
+    p["progress"] = steps_.fetch_add(1, std::memory_order_relaxed);
+    p["message"] = message;
+    stream_->push(sse_event(
+      json_rpc::make_notification("notifications/progress", std::move(p))));
+  }
+
+private:
+  std::shared_ptr<event_stream> stream_;
+  json::value token_;
+  mutable std::atomic<int64_t> steps_{0};
+};
+
+/// notifications/message for one log line about a call.
+std::string log_event(const std::string& correlation_id,
+                      const call_log_tap::line& line) {
+  json::object m;
+  m["level"] = mcp_level(line.level);
+  m["logger"] = "transitd";
+  json::object data;
+  data["correlationId"] = correlation_id;
+  data["message"] = line.message;
+  m["data"] = std::move(data);
+  return sse_event(
+    json_rpc::make_notification("notifications/message", std::move(m)));
+}
+
+} // namespace
+
 struct endpoint::call_record {
   std::string session_id;
   json::value id;
   std::string name;
   call_context context;
-  std::optional<json::value> progress_token;
+  /// The SSE reply's events (calls with progress or log notifications).
+  std::shared_ptr<event_stream> stream;
   std::optional<std::string> log_level;
   std::shared_ptr<cancellation> cancel;
   std::chrono::steady_clock::time_point started;
@@ -677,9 +726,21 @@ std::optional<http_reply> endpoint::call_tool(const std::string& session_id,
     s->second.in_flight.emplace(cancel, std::move(key));
     log_level = s->second.log_level;
   }
+  // With a progress token or a log level the reply is an SSE stream that
+  // starts now: each step and log line goes out as it happens, the result
+  // last.
+  std::shared_ptr<event_stream> stream;
+  if (progress_token || log_level)
+    stream = std::make_shared<event_stream>();
+  if (progress_token)
+    context.progress = std::make_shared<stream_progress>(stream,
+                                                         *progress_token);
   if (log_level)
-    call_log_tap::global().listen(context.correlation_id,
-                                  spdlog_level(*log_level));
+    call_log_tap::global().listen(
+      context.correlation_id, spdlog_level(*log_level),
+      [stream, cid = context.correlation_id](const call_log_tap::line& line) {
+        stream->push(log_event(cid, line));
+      });
   spdlog::info("[{}] tools/call {}", context.correlation_id, name);
   metrics_.started();
   auto call = std::make_shared<call_record>();
@@ -687,14 +748,36 @@ std::optional<http_reply> endpoint::call_tool(const std::string& session_id,
   call->id = id;
   call->name = name;
   call->context = context;
-  call->progress_token = std::move(progress_token);
+  call->stream = stream;
   call->log_level = std::move(log_level);
   call->cancel = cancel;
   call->started = std::chrono::steady_clock::now();
+  if (stream) {
+    http_reply reply;
+    reply.status = 200;
+    reply.content_type = std::string{sse_type};
+    reply.stream = stream;
+    done(std::move(reply));
+    report_progress(context, "accepted: " + name);
+  }
   // A tool that throws is answered for.
-  auto finish = [this, call, done = std::move(done)](tool_outcome outcome) {
-    if (!call->answered.exchange(true))
-      done(finish_call(*call, std::move(outcome)));
+  auto finish = [this, call,
+                 done = stream ? reply_sink{} : std::move(done)](
+                  tool_outcome outcome) {
+    if (call->answered.exchange(true))
+      return;
+    auto response = finish_call(*call, std::move(outcome));
+    if (call->stream) {
+      if (!response.empty())
+        call->stream->push(sse_event(response));
+      call->stream->close();
+      return;
+    }
+    http_reply reply;
+    reply.status = 200;
+    reply.content_type = std::string{response.empty() ? sse_type : json_type};
+    reply.body = std::move(response);
+    done(std::move(reply));
   };
   try {
     spec->run(*arguments, context, cancel, finish);
@@ -708,13 +791,10 @@ std::optional<http_reply> endpoint::call_tool(const std::string& session_id,
   return std::nullopt;
 }
 
-http_reply endpoint::finish_call(const call_record& call,
-                                 tool_outcome outcome) {
+std::string endpoint::finish_call(const call_record& call,
+                                  tool_outcome outcome) {
   const auto& context = call.context;
   const auto& name = call.name;
-  const auto& id = call.id;
-  const auto& cancel = call.cancel;
-  const auto& progress_token = call.progress_token;
   {
     std::lock_guard<std::mutex> guard{sessions_mutex_};
     if (auto s = sessions_.find(call.session_id); s != sessions_.end())
@@ -732,56 +812,14 @@ http_reply endpoint::finish_call(const call_record& call,
   else
     spdlog::info("[{}] {} answered in {} ms", context.correlation_id, name,
                  elapsed);
-  auto lines = call.log_level
-                 ? call_log_tap::global().take(context.correlation_id)
-                         : std::vector<call_log_tap::line>{};
-  if (cancel->cancelled() || outcome.code == ec::cancelled) {
-    // notifications/cancelled: the call stops and sends no response. The
-    // stream closes without one.
-    http_reply reply;
-    reply.status = 200;
-    reply.content_type = std::string{sse_type};
-    return reply;
-  }
-  auto response = call_response_text(id, outcome);
-  if (!progress_token && lines.empty()) {
-    http_reply reply;
-    reply.status = 200;
-    reply.content_type = std::string{json_type};
-    reply.body = std::move(response);
-    return reply;
-  }
-  // Otherwise the reply is an SSE stream: progress and the session's log
-  // lines about this call first, then the result.
-  auto progress = [&](double done, std::string_view message) {
-    json::object p;
-    p["progressToken"] = *progress_token;
-    p["progress"] = done;
-    p["total"] = 1;
-    p["message"] = message;
-    return sse_event(json_rpc::make_notification("notifications/progress",
-                                                 std::move(p)));
-  };
-  http_reply reply;
-  reply.status = 200;
-  reply.content_type = std::string{sse_type};
-  if (progress_token)
-    reply.body = progress(0, "calling " + name);
-  for (const auto& line : lines) {
-    json::object m;
-    m["level"] = mcp_level(line.level);
-    m["logger"] = "transitd";
-    json::object data;
-    data["correlationId"] = context.correlation_id;
-    data["message"] = line.message;
-    m["data"] = std::move(data);
-    reply.body += sse_event(
-      json_rpc::make_notification("notifications/message", std::move(m)));
-  }
-  if (progress_token)
-    reply.body += progress(1, "done");
-  reply.body += sse_event(response);
-  return reply;
+  // The log lines went out as they were logged; stop listening.
+  if (call.log_level)
+    call_log_tap::global().take(context.correlation_id);
+  // notifications/cancelled: the call stops and sends no response (an SSE
+  // stream closes without one).
+  if (call.cancel->cancelled() || outcome.code == ec::cancelled)
+    return {};
+  return call_response_text(call.id, outcome);
 }
 
 } // namespace transitd::mcp

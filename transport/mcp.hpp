@@ -21,6 +21,7 @@
 #include <boost/json.hpp>
 
 #include "transport/auth.hpp"
+#include "transport/event_stream.hpp"
 #include "transport/metrics.hpp"
 #include "transport/tool_catalog.hpp"
 
@@ -52,6 +53,10 @@ struct http_reply {
   std::string content_type;
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;
+  /// An SSE reply whose events are still to come: the body is empty and
+  /// the server sends each event of the stream as it arrives, until it
+  /// closes (a tool call with progress or log notifications).
+  std::shared_ptr<event_stream> stream;
 };
 
 /// Receives the reply to one request, exactly once.
@@ -161,8 +166,9 @@ private:
                                       const boost::json::value& id,
                                       const boost::json::object& params,
                                       const caller& from, reply_sink& done);
-  /// Ends a tool call: bookkeeping, metrics, logs, and its reply.
-  http_reply finish_call(const call_record& call, tool_outcome outcome);
+  /// Ends a tool call: bookkeeping, metrics, logs, and its response (the
+  /// JSON-RPC text; empty for a cancelled call, which gets none).
+  std::string finish_call(const call_record& call, tool_outcome outcome);
   boost::json::object list_tools(const boost::json::value& id,
                                  const boost::json::object& params);
   void notify(const std::string& session_id, const std::string& method,

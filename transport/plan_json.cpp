@@ -8,6 +8,10 @@
 #include "transport/departures_json.hpp"
 #include "transport/stops_json.hpp"
 
+#include <cmath>
+
+#include "transport/json_text.hpp"
+
 namespace json = boost::json;
 
 namespace transitd::mcp {
@@ -78,7 +82,8 @@ json::object leg_schema() {
   props["delaySeconds"] = json::object{{"type", "integer"}};
   props["status"] = schema_enum({"on_time", "delayed", "cancelled",
                                  "scheduled_only"});
-  props["distance"] = schema_number("meters");
+  props["distance"] = json::object{{"type", "integer"}, {"minimum", 0},
+                                  {"description", "meters"}};
   return schema_object(std::move(props),
                        {"mode", "from", "to", "scheduledStart",
                         "scheduledEnd"});
@@ -90,7 +95,8 @@ json::object itinerary_schema() {
   props["end"] = schema_string("ISO 8601");
   props["durationSeconds"] = json::object{{"type", "integer"}};
   props["transfers"] = json::object{{"type", "integer"}};
-  props["walkDistance"] = schema_number("meters");
+  props["walkDistance"] = json::object{{"type", "integer"}, {"minimum", 0},
+                                      {"description", "meters"}};
   props["scheduleType"] = schema_enum({"realtime", "scheduled", "mixed"});
   props["fingerprint"] = schema_string();
   props["disruptionAlternative"] = schema_boolean(
@@ -139,8 +145,7 @@ std::string iso(int64_t epoch, const std::string& zone) {
 
 json::object place_json(const place_ref& p) {
   json::object out{{"name", p.name},
-                   {"coordinate", json::object{{"lat", p.position.lat},
-                                               {"lon", p.position.lon}}}};
+                   {"coordinate", coordinate_json(p.position.lat, p.position.lon)}};
   if (p.stop_id)
     out["stopId"] = *p.stop_id;
   return out;
@@ -252,8 +257,8 @@ outcome<plan_trip_request> parse_plan_trip(const json::object& arguments) {
 
 json::object to_json(const plan_trip_reply& reply) {
   auto location = [](const location_ref& ref) {
-    json::object out{{"coordinate", json::object{{"lat", ref.position.lat},
-                                                 {"lon", ref.position.lon}}},
+    json::object out{{"coordinate",
+                      coordinate_json(ref.position.lat, ref.position.lon)},
                      {"rawSource", ref.raw_source}};
     if (ref.label)
       out["label"] = *ref.label;
@@ -273,7 +278,7 @@ json::object to_json(const plan_trip_reply& reply) {
                      {"to", place_json(leg.to)},
                      {"scheduledStart", iso(leg.scheduled_start, zone)},
                      {"scheduledEnd", iso(leg.scheduled_end, zone)},
-                     {"distance", leg.distance}};
+                     {"distance", std::llround(leg.distance)}};
       if (leg.line)
         l["line"] = *leg.line;
       if (leg.headsign)
@@ -298,7 +303,7 @@ json::object to_json(const plan_trip_reply& reply) {
                       {"end", iso(end, zone)},
                       {"durationSeconds", end - start},
                       {"transfers", it.transfers},
-                      {"walkDistance", it.walk_distance},
+                      {"walkDistance", std::llround(it.walk_distance)},
                       {"scheduleType", schedule_type({&it})},
                       {"fingerprint", it.fingerprint},
                       {"legs", std::move(legs)}};

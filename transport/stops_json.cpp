@@ -5,6 +5,8 @@
 
 #include "transport/departures_json.hpp"
 
+#include "transport/json_text.hpp"
+
 namespace json = boost::json;
 
 namespace transitd::mcp {
@@ -122,8 +124,7 @@ json::object to_json(const find_stops_reply& reply) {
       modes.emplace_back(to_string(m));
     json::object item{{"id", s.id},
                       {"name", s.name},
-                      {"coordinate", json::object{{"lat", s.position.lat},
-                                                  {"lon", s.position.lon}}},
+                      {"coordinate", coordinate_json(s.position.lat, s.position.lon)},
                       {"distance", s.distance},
                       {"modes", std::move(modes)}};
     if (s.address)

@@ -2,6 +2,8 @@
 
 #include "messages/time.hpp"
 
+#include "transport/json_text.hpp"
+
 namespace json = boost::json;
 
 namespace transitd::mcp {
@@ -174,8 +176,8 @@ parse_delete_user_variable(const json::object& arguments) {
 json::object to_json(const user_variable& v) {
   json::object value;
   if (v.type == variable_type::location) {
-    value["lat"] = v.lat;
-    value["lon"] = v.lon;
+    value["lat"] = decimals(v.lat, coordinate_places);
+    value["lon"] = decimals(v.lon, coordinate_places);
     if (v.name)
       value["name"] = *v.name;
     if (v.address)

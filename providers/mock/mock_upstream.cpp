@@ -70,6 +70,12 @@ bool parse_fault_settings(const json::object& body, fault_settings& out,
         problem = "unknown fault \"" + result.fault + "\"";
         return false;
       }
+    } else if (key == "match") {
+      if (!v.is_string()) {
+        problem = "match must be a string";
+        return false;
+      }
+      result.match = std::string{v.get_string()};
     } else if (key == "errorRate") {
       if (!v.is_number()) {
         problem = "errorRate must be a number in 0..1";
@@ -404,7 +410,10 @@ void mock_upstream::serve(const httplib::Request& req, httplib::Response& res,
   }
   if (faults.latency_ms > 0 && !wait_or_stop(faults.latency_ms))
     return;
-  auto fault = next_fault();
+  auto fault = faults.match.empty()
+                  || req.body.find(faults.match) != std::string::npos
+                ? next_fault()
+                : std::string{"none"};
   if (fault == "http500" || fault == "http503") {
     res.status = fault == "http500" ? 500 : 503;
     res.set_content("<html><body>Service Unavailable</body></html>",

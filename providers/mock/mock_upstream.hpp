@@ -61,6 +61,9 @@ struct fault_settings {
   /// Trip plans: none, delay (line 550 runs 7 min late) or cancel (line
   /// 550 cancelled).
   std::string plan_disruption = "none";
+  /// When set, only requests whose body contains this text get `fault`
+  /// (e.g. one plan query of a fan-out); others are answered normally.
+  std::string match;
 };
 
 /// Parses the control JSON; a failure names the bad field.

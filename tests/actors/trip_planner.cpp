@@ -39,6 +39,8 @@ enum class blank { none, both, primary };
 /// What the stand-in planner saw.
 struct planner_log {
   std::vector<trip_plan_query> queries;
+  /// The correlation ids it was told to cancel.
+  std::vector<std::string> cancels;
   /// Most queries waiting for an answer at the same time.
   std::size_t max_overlap = 0;
 };
@@ -89,6 +91,43 @@ journey_planner_actor::behavior_type scripted_planner(
       }
       self->state.waiting.clear();
       return rp;
+    },
+    [=](const cancel_call& cancel) { log->cancels.push_back(cancel.correlation_id); },
+  };
+}
+
+struct hanging_relaxed_state {
+  static inline const char* name = "hanging_relaxed";
+  std::vector<caf::typed_response_promise<trip_plans>> held;
+};
+
+/// A JOURNEY_PLANNER stand-in that answers the primary query at once
+/// (line 550, `delay` seconds late) and never the relaxed one (lower walk
+/// reluctance) until it is cancelled: then it fails it as `cancelled`, as
+/// the upstream gate does.
+journey_planner_actor::behavior_type hanging_relaxed(
+  journey_planner_actor::stateful_pointer<hanging_relaxed_state> self,
+  std::shared_ptr<planner_log> log, int64_t delay) {
+  return {
+    [=](const trip_plan_query& q) -> caf::result<trip_plans> {
+      log->queries.push_back(q);
+      if (q.walk_reluctance < 2.0) {
+        auto rp = self->make_response_promise<trip_plans>();
+        self->state.held.push_back(rp);
+        return rp;
+      }
+      trip_plans answer;
+      answer.fetched_ms = t0 * 1000;
+      itinerary bus;
+      bus.legs.push_back(ride("550", delay, false));
+      answer.itineraries.push_back(bus);
+      return answer;
+    },
+    [=](const cancel_call& cancel) {
+      log->cancels.push_back(cancel.correlation_id);
+      for (auto& rp : self->state.held)
+        rp.deliver(make_error(ec::cancelled, "the call was cancelled"));
+      self->state.held.clear();
     },
   };
 }
@@ -250,4 +289,49 @@ TEST_CASE_METHOD(fixture, "region and same-place rules run after labels",
   REQUIRE_FALSE(same);
   CHECK(to_failure(same.error()).code == ec::validation_error);
   CHECK(log->queries.empty());
+}
+
+TEST_CASE_METHOD(fixture,
+                 "a healthy primary answers at once and cancels the relaxed "
+                 "query",
+                 "[plan_trip][actor][fanout]") {
+  trip_planner_options options;
+  auto upstream = sys.spawn(hanging_relaxed, log, 20);
+  auto p = sys.spawn(trip_planner, journey_planner_actor{upstream},
+                     sys.spawn(test::label_store), options);
+  // The relaxed query never answers: without the early answer the call
+  // would wait for it (and end at its deadline).
+  auto reply = ask(p, request());
+  REQUIRE(reply);
+  CHECK(log->queries.size() == 2);
+  REQUIRE(reply->itineraries.size() == 1);
+  CHECK(log->cancels == std::vector<std::string>{"cid:relaxed"});
+  // The relaxed query went out under its own id; the primary kept the call's.
+  REQUIRE(log->queries.size() == 2);
+  CHECK(log->queries[0].context.correlation_id == "cid");
+  CHECK(log->queries[1].context.correlation_id == "cid:relaxed");
+}
+
+TEST_CASE_METHOD(fixture,
+                 "a disrupted primary waits for the relaxed answer",
+                 "[plan_trip][actor][fanout]") {
+  trip_planner_options options;
+  auto upstream = sys.spawn(hanging_relaxed, log, 420);
+  auto p = sys.spawn(trip_planner, journey_planner_actor{upstream},
+                     sys.spawn(test::label_store), options);
+  self->send(p, request());
+  sched.run();
+  // No reply while the relaxed query is out, and nothing cancelled.
+  CHECK(self->mailbox().empty());
+  CHECK(log->cancels.empty());
+  // At the deadline the relaxed query times out: the primary answer stands.
+  REQUIRE(sched.trigger_timeouts() > 0);
+  sched.run();
+  caf::expected<plan_trip_reply> out{caf::error{}};
+  self->receive([&](plan_trip_reply& reply) { out = std::move(reply); },
+                [&](caf::error& err) { out = std::move(err); });
+  REQUIRE(out);
+  CHECK(out->itineraries.size() == 1);
+  // The held query would otherwise keep the stand-in alive forever.
+  caf::anon_send_exit(upstream, caf::exit_reason::user_shutdown);
 }

@@ -198,7 +198,7 @@ TEST_CASE("e2e: saved labels resolve, per session (D16, D17)",
   auto one = test::structured(alice.call_tool(
     "get_user_variables", json::object{{"key", "home"}}));
   REQUIRE(one.at("variables").as_array().size() == 1);
-  CHECK(one.at("variables").at(0).at("value").at("lat").as_double()
+  CHECK(one.at("variables").at(0).at("value").at("lat").to_number<double>()
         == Approx(60.17));
   CHECK(test::structured(alice.call_tool("delete_user_variable",
                                          json::object{{"key", "work"}}))
@@ -262,7 +262,7 @@ TEST_CASE("e2e: geocode_address over MCP against the mock",
   REQUIRE(results.size() == 3);
   double last = 2;
   for (const auto& r : results) {
-    auto c = r.at("confidence").as_double();
+    auto c = r.at("confidence").to_number<double>();
     CHECK(c <= last + 0.01);
     CHECK(c <= 1.0);
     last = c;
@@ -273,7 +273,7 @@ TEST_CASE("e2e: geocode_address over MCP against the mock",
   daemon.mock().set_faults(scale);
   auto scaled = test::structured(client.call_tool(
     "geocode_address", json::object{{"text", "kamppi"}, {"size", 3}}));
-  CHECK(scaled.at("results").at(0).at("confidence").as_double() <= 1.0);
+  CHECK(scaled.at("results").at(0).at("confidence").to_number<double>() <= 1.0);
   daemon.mock().set_faults(mock::fault_settings{});
   auto capped = test::structured(client.call_tool(
     "geocode_address", json::object{{"text", "helsinki"}, {"size", 100}}));
@@ -299,22 +299,7 @@ TEST_CASE("e2e: geocode_address over MCP against the mock",
   CHECK(slow.at("code").as_string() == "upstream-timeout");
 }
 
-namespace {
-
-json::object trip_args(json::object extra = {}) {
-  json::object args{
-    {"origin", json::object{{"type", "coords"},
-                            {"value", json::object{{"lat", 60.1699},
-                                                   {"lon", 24.9384}}}}},
-    {"destination", json::object{{"type", "coords"},
-                                 {"value", json::object{{"lat", 60.2055},
-                                                        {"lon", 24.6559}}}}}};
-  for (auto& item : extra)
-    args[item.key()] = item.value();
-  return args;
-}
-
-} // namespace
+using test::trip_args;
 
 TEST_CASE("e2e: plan_trip basic answer", "[e2e][plan_trip]") {
   daemon_harness daemon;
@@ -730,5 +715,72 @@ TEST_CASE("e2e: the TfL key never appears in results", "[e2e][security]") {
       {"method", "tools/call"},
       {"params", json::object{{"name", "planJourney"}, {"arguments", args}}}});
     CHECK(res.body.find("SECRET-TFL-KEY") == std::string::npos);
+    // Positive control: the call reached TfL with the key and came back
+    // with an answer (a journey, or the disambiguation for "somewhere"),
+    // so the absence above is not that of a call that failed early.
+    auto envelope = json::parse(res.json()
+                                  .at("result")
+                                  .at("content")
+                                  .at(0)
+                                  .at("text")
+                                  .as_string())
+                      .as_object();
+    CHECK((envelope.at("code").as_string() == "OK"
+           || envelope.at("code").as_string() == "DISAMBIGUATION_REQUIRED"));
   }
+  // Both calls carried the key (app_key header) to the upstream.
+  CHECK(daemon.mock().stats().with_subscription_key == 2);
+}
+
+TEST_CASE("e2e: no tool writes a number in exponent notation",
+          "[e2e][numbers]") {
+  // The scanner finds what Boost.JSON's own serializer writes for a
+  // coordinate: the check below can fail.
+  CHECK(test::exponent_number(json::serialize(json::object{
+          {"lat", 60.16965252881389}}))
+        == "6.016965252881389E1");
+  CHECK(test::exponent_number(R"({"id":"1e5","x":[1.5,-2]})").empty());
+  daemon_harness daemon;
+  mcp_client client{daemon.port()};
+  client.initialize();
+  json::object center{{"lat", 60.16965252881389}, {"lon", 24.93813716}};
+  const std::vector<std::pair<std::string, json::object>> calls{
+    {"get_departures", departures_args()},
+    {"find_stops", json::object{{"coordinate", center}, {"radius", 800}}},
+    {"geocode_address", json::object{{"text", "kamppi"}, {"size", 5}}},
+    {"plan_trip", trip_args({{"limit", 3}})},
+    {"stationToilets", json::object{{"stationName", "abbey"}}},
+    {"stationToilets", json::object{{"stationName", "abbey wood"}}},
+    {"planJourney", json::object{{"from", "Bank"}, {"to", "Mile End"}}},
+    {"planJourney", json::object{{"from", "somewhere"}, {"to", "Bank"}}},
+    {"save_user_variable",
+     json::object{{"key", "home"}, {"type", "location"}, {"value", center}}},
+    {"get_user_variables", json::object{}},
+    {"delete_user_variable", json::object{{"key", "home"}}}};
+  int id = 100;
+  for (const auto& [name, args] : calls) {
+    auto res = client.post(json::object{
+      {"jsonrpc", "2.0"},
+      {"id", ++id},
+      {"method", "tools/call"},
+      {"params", json::object{{"name", name}, {"arguments", args}}}});
+    INFO(name << ": " << res.body);
+    REQUIRE(res.status == 200);
+    CHECK(test::exponent_number(res.body).empty());
+    // The text block is JSON inside a string: scan it as JSON too.
+    auto text = res.json().at("result").at("content").at(0).at("text");
+    CHECK(test::exponent_number(text.as_string()).empty());
+  }
+  // Coordinates at 6 decimals, as saved and as listed.
+  test::structured(client.call_tool(
+    "save_user_variable",
+    json::object{{"key", "work"}, {"type", "location"}, {"value", center}}));
+  auto listed = client.post(json::object{
+    {"jsonrpc", "2.0"},
+    {"id", 999},
+    {"method", "tools/call"},
+    {"params", json::object{{"name", "get_user_variables"},
+                            {"arguments", json::object{}}}}});
+  CHECK(listed.body.find("60.169653") != std::string::npos);
+  CHECK(listed.body.find("60.1696525") == std::string::npos);
 }

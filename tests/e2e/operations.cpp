@@ -111,7 +111,7 @@ TEST_CASE("e2e: one principal cannot read, list, change or delete "
   auto mine = test::structured(
     alice_again.call_tool("get_user_variables", json::object{}));
   REQUIRE(mine.at("variables").as_array().size() == 1);
-  CHECK(mine.at("variables").at(0).at("value").at("lat").as_double()
+  CHECK(mine.at("variables").at(0).at("value").at("lat").to_number<double>()
         == Approx(60.17));
   // A session id is not an authenticator: alice's session with bob's token
   // is refused.

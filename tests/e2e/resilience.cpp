@@ -18,7 +18,10 @@
 #include <caf/scoped_actor.hpp>
 #include <catch2/catch.hpp>
 
+#include <httplib.h>
+
 #include "actors/tool_router.hpp"
+#include "actors/trip_rules.hpp"
 #include "support/daemon_harness.hpp"
 
 namespace json = boost::json;
@@ -437,4 +440,122 @@ TEST_CASE("e2e: fault run: mixed faults, every call answered, none lost",
   after.initialize();
   for (const auto& [tool, args] : calls)
     test::structured(after.call_tool(tool, args));
+}
+
+namespace {
+
+/// Hangs only the relaxed plan query (D12), recognised by its walk
+/// reluctance: the relaxed query allows 5/4 of the default 1500 m.
+void hang_relaxed_plan(daemon_harness& daemon) {
+  mock::fault_settings hang;
+  hang.fault = "hang";
+  hang.error_rate = 1;
+  hang.hang_ms = 20000;
+  hang.match = "\"walkReluctance\":"
+               + json::serialize(json::value(walk_reluctance_for(1875)));
+  REQUIRE(hang.match
+          != "\"walkReluctance\":"
+               + json::serialize(json::value(walk_reluctance_for(1500))));
+  daemon.mock().set_faults(hang);
+}
+
+} // namespace
+
+TEST_CASE("e2e: a healthy plan_trip answers without its hanging relaxed "
+          "query, which is cancelled",
+          "[e2e][plan_trip][fanout]") {
+  // The attempt timeout outlasts the call's deadline: a planner that waited
+  // for the relaxed answer would end in upstream-timeout.
+  test::harness_options options;
+  options.tool_timeout_ms = 4000;
+  options.upstream_timeout_ms = 10000;
+  daemon_harness daemon{options};
+  hang_relaxed_plan(daemon);
+  mcp_client client{daemon.port()};
+  client.initialize();
+  auto result = client.call_tool("plan_trip", test::trip_args());
+  REQUIRE(code_of(result) == "ok");
+  CHECK_FALSE(test::structured(result).at("itineraries").as_array().empty());
+  // Both queries went out; the relaxed one was aborted at the gate.
+  CHECK(daemon.mock().stats().by_operation.at("PlanTrip") == 2);
+  CHECK(attempt_cancelled(daemon));
+  CHECK(daemon.mock().stats().faults_injected == 1);
+}
+
+TEST_CASE("e2e: a disrupted plan_trip still merges both answers",
+          "[e2e][plan_trip][fanout]") {
+  daemon_harness daemon;
+  mock::fault_settings disrupted;
+  disrupted.plan_disruption = "cancel";
+  daemon.mock().set_faults(disrupted);
+  mcp_client client{daemon.port()};
+  client.initialize();
+  auto plan = test::structured(client.call_tool("plan_trip", test::trip_args()));
+  bool alternative = false;
+  for (const auto& it : plan.at("itineraries").as_array())
+    alternative = alternative
+                  || it.as_object().contains("disruptionAlternative");
+  CHECK(alternative);
+  CHECK(counters_of(daemon, counters_actor{daemon.engine().routing_gate})
+          ["digitransit-routing.cancelled"]
+        == 0);
+}
+
+TEST_CASE("e2e: progress streams while the call runs",
+          "[e2e][progress][sse]") {
+  daemon_harness daemon;
+  mock::fault_settings slow;
+  slow.latency_ms = 1500;
+  daemon.mock().set_faults(slow);
+  mcp_client client{daemon.port()};
+  client.initialize();
+  httplib::Client raw{"127.0.0.1", daemon.port()};
+  raw.set_read_timeout(std::chrono::seconds{10});
+  httplib::Headers headers{{"Accept", "application/json, text/event-stream"},
+                           {"Mcp-Session-Id", client.session_id},
+                           {"MCP-Protocol-Version", "2025-11-25"}};
+  auto body = json::serialize(json::object{
+    {"jsonrpc", "2.0"},
+    {"id", 7},
+    {"method", "tools/call"},
+    {"params",
+     json::object{{"name", "get_departures"},
+                  {"arguments", test::departures_args()},
+                  {"_meta", json::object{{"progressToken", "tok"}}}}}});
+  std::vector<std::string> parts;
+  int64_t upstream_answers_at_first_part = -1;
+  httplib::Request req;
+  req.method = "POST";
+  req.path = "/mcp";
+  req.headers = headers;
+  req.body = body;
+  req.set_header("Content-Type", "application/json");
+  req.content_receiver = [&](const char* data, std::size_t size, uint64_t,
+                             uint64_t) {
+    if (parts.empty())
+      upstream_answers_at_first_part = daemon.mock().stats().requests;
+    parts.emplace_back(data, size);
+    return true;
+  };
+  auto res = raw.send(req);
+  REQUIRE(res);
+  CHECK(res->status == 200);
+  CHECK(res->get_header_value("Content-Type") == "text/event-stream");
+  REQUIRE(parts.size() >= 3);
+  // The first event is the call's acceptance, sent before the upstream had
+  // been asked: the result did not exist yet.
+  CHECK_THAT(parts.front(), Catch::Contains("notifications/progress"));
+  CHECK_THAT(parts.front(), Catch::Contains("accepted"));
+  CHECK(parts.front().find("\"result\"") == std::string::npos);
+  CHECK(upstream_answers_at_first_part <= 1);
+  std::string all;
+  for (const auto& p : parts)
+    all += p;
+  // Then the upstream attempt, then the result, in that order.
+  auto attempt = all.find("upstream attempt 1");
+  auto result = all.find("\"result\"");
+  REQUIRE(attempt != std::string::npos);
+  REQUIRE(result != std::string::npos);
+  CHECK(attempt < result);
+  CHECK(parts.back().find("\"result\"") != std::string::npos);
 }

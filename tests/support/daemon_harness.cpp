@@ -238,6 +238,45 @@ json::object departures_args(const std::string& stop, int limit) {
     {"limit", limit}};
 }
 
+json::object trip_args(json::object extra) {
+  json::object args{
+    {"origin", json::object{{"type", "coords"},
+                            {"value", json::object{{"lat", 60.1699},
+                                                   {"lon", 24.9384}}}}},
+    {"destination", json::object{{"type", "coords"},
+                                 {"value", json::object{{"lat", 60.2055},
+                                                        {"lon", 24.6559}}}}}};
+  for (auto& item : extra)
+    args[item.key()] = item.value();
+  return args;
+}
+
+std::string exponent_number(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    char c = text[i];
+    if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\')
+          ++i;
+      ++i;
+      continue;
+    }
+    if (c == '-' || (c >= '0' && c <= '9')) {
+      auto start = i;
+      while (i < text.size()
+             && std::string_view{"0123456789+-.eE"}.find(text[i])
+                  != std::string_view::npos)
+        ++i;
+      auto number = text.substr(start, i - start);
+      if (number.find_first_of("eE") != std::string_view::npos)
+        return std::string{number};
+      continue;
+    }
+    ++i;
+  }
+  return {};
+}
+
 json::object structured(const json::object& result) {
   INFO(json::serialize(result));
   REQUIRE(result.at("isError").as_bool() == false);

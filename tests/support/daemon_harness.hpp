@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include <boost/json.hpp>
@@ -139,6 +140,13 @@ write_self_signed_certificate(const std::string& directory);
 /// get_departures arguments for a stop id.
 boost::json::object departures_args(const std::string& stop = "HSL:1040129",
                                     int limit = 5);
+
+/// The first JSON number in `text` written with an exponent (6.01E1), or
+/// an empty string; strings are skipped, escapes included.
+std::string exponent_number(std::string_view text);
+
+/// plan_trip arguments between two Helsinki coordinates, plus `extra`.
+boost::json::object trip_args(boost::json::object extra = {});
 
 /// structuredContent of a successful tool result.
 boost::json::object structured(const boost::json::object& result);

@@ -13,7 +13,7 @@
 
 namespace transitd::test {
 
-/// The text of a file under shared/fixtures/upstream/.
+/// The text of a file under tests/fixtures/upstream/.
 inline std::string fixture(const std::string& relative) {
   std::ifstream in{std::string{TRANSITD_FIXTURES_DIR} + "/" + relative};
   REQUIRE(in.good());

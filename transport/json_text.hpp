@@ -1,0 +1,33 @@
+#pragma once
+// JSON text as agents read it: Boost.JSON 1.81 writes doubles in scientific
+// notation (6.016965252881389E1); this writer prints every number as a
+// plain decimal, the shortest one that reads back to the same double.
+// Renderers round each value to the precision it deserves first
+// (`decimals`), so coordinates come out as 60.169653, not 60.16965252881389.
+
+#include <string>
+
+#include <boost/json/value.hpp>
+
+namespace transitd::mcp {
+
+/// Appends `v` to `out` as compact JSON text; numbers never use exponent
+/// notation; non-finite doubles (which JSON cannot carry) become null.
+void append_json(std::string& out, const boost::json::value& v);
+
+/// `v` as compact JSON text (see append_json).
+std::string json_text(const boost::json::value& v);
+
+/// `v` rounded to `places` decimal places (half away from zero), for
+/// rendering: coordinates 6, confidences 3, scores 2.
+double decimals(double v, int places);
+
+/// Precisions of the values the tools render.
+inline constexpr int coordinate_places = 6;
+inline constexpr int confidence_places = 3;
+inline constexpr int score_places = 2;
+
+/// A coordinate pair {"lat", "lon"} at coordinate precision.
+boost::json::object coordinate_json(double lat, double lon);
+
+} // namespace transitd::mcp
