@@ -17,27 +17,18 @@ address_geocoder_actor::behavior_type address_geocoder(
   self->state.options = std::move(options);
   return {
     [self](geocode_request& request) -> caf::result<geocode_reply> {
-      if (auto invalid = normalise_and_validate(request)) {
-        spdlog::info("[{}] geocode_address rejected: {}",
-                     request.context.correlation_id, invalid->message);
-        return to_error(*invalid);
-      }
+      if (auto invalid = normalise_and_validate(request))
+        return rejected(address_geocoder_state::name, request.context,
+                        *invalid);
       auto rp = self->make_response_promise<geocode_reply>();
-      auto timeout = std::chrono::milliseconds{
-        remaining_ms(request.context, self->state.options.timeout_ms)};
-      self->request(self->state.geocoding, timeout, make_query(request))
-        .then(
-          [self, rp, request](geocode_candidates& answer) mutable {
-            auto reply = build_geocode_reply(request, answer);
-            if (!reply) {
-              rp.deliver(to_error(reply.error()));
-              return;
-            }
-            for (const auto& w : self->state.options.standing_warnings)
-              reply->warnings.push_back(w);
-            rp.deliver(std::move(*reply));
-          },
-          [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
+      auto query = make_query(request);
+      auto context = request.context;
+      ask_provider<geocode_candidates>(
+        self, rp, self->state.geocoding, context, self->state.options,
+        std::move(query),
+        [request = std::move(request)](const geocode_candidates& answer) {
+          return build_geocode_reply(request, answer);
+        });
       return rp;
     },
   };

@@ -1,7 +1,7 @@
 #pragma once
 // ADDRESS_GEOCODER: the geocode_address tool actor.
 
-#include "actors/interfaces.hpp"
+#include "messages/interfaces.hpp"
 #include "actors/tool_support.hpp"
 
 namespace transitd {

@@ -24,17 +24,13 @@ void fetch_board(
                         : now_ms())
                      / 1000;
   auto query = make_query(request, now_seconds);
-  auto timeout = std::chrono::milliseconds{
-    remaining_ms(request.context, self->state.options.timeout_ms)};
-  self->request(self->state.timetable, timeout, std::move(query))
-    .then(
-      [self, rp, request, now_seconds](stop_departures& answer) mutable {
-        auto reply = build_departures_board(request, answer, now_seconds);
-        for (const auto& w : self->state.options.standing_warnings)
-          reply.warnings.push_back(w);
-        rp.deliver(std::move(reply));
-      },
-      [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
+  auto context = request.context;
+  ask_provider<stop_departures>(
+    self, std::move(rp), self->state.timetable, context, self->state.options,
+    std::move(query),
+    [request = std::move(request), now_seconds](const stop_departures& answer) {
+      return build_departures_board(request, answer, now_seconds);
+    });
 }
 
 } // namespace
@@ -49,22 +45,18 @@ departures_board_actor::behavior_type departures_board(
   return {
     [self](get_departures_request& request)
       -> caf::result<get_departures_reply> {
-      const auto& cid = request.context.correlation_id;
-      if (auto invalid = validate(request)) {
-        spdlog::info("[{}] get_departures rejected: {}", cid,
-                     invalid->message);
-        return to_error(*invalid);
-      }
+      if (auto invalid = validate(request))
+        return rejected(departures_board_state::name, request.context,
+                        *invalid);
       auto rp = self->make_response_promise<get_departures_reply>();
       if (request.stop.type == stop_ref::kind::id) {
         fetch_board(self, rp, std::move(request));
         return rp;
       }
       // A label: resolve it through VARIABLE_STORE first (D16).
-      auto timeout = std::chrono::milliseconds{
-        remaining_ms(request.context, self->state.options.timeout_ms)};
       self
-        ->request(self->state.variable_store, timeout,
+        ->request(self->state.variable_store,
+                  time_left(request.context, self->state.options),
                   resolve_label{request.context, request.stop.value})
         .then(
           [self, rp, request](user_variable& variable) mutable {

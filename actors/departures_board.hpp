@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "actors/interfaces.hpp"
+#include "messages/interfaces.hpp"
 #include "actors/tool_support.hpp"
 
 namespace transitd {

@@ -60,15 +60,23 @@ int64_t effective_time(const stop_time& time) {
 
 } // namespace
 
-departure_status classify(const stop_time& time) {
-  if (time.cancelled)
+departure_status classify_status(bool cancelled,
+                                 std::optional<int64_t> delay_seconds) {
+  if (cancelled)
     return departure_status::cancelled;
-  if (!time.realtime)
+  if (!delay_seconds)
     return departure_status::scheduled_only;
-  auto delay = time.realtime_departure - time.scheduled_departure;
-  if (delay > on_time_tolerance_seconds || delay < -on_time_tolerance_seconds)
+  if (*delay_seconds > on_time_tolerance_seconds
+      || *delay_seconds < -on_time_tolerance_seconds)
     return departure_status::delayed;
   return departure_status::on_time;
+}
+
+departure_status classify(const stop_time& time) {
+  return classify_status(time.cancelled,
+                         time.realtime ? std::optional<int64_t>{
+                           time.realtime_departure - time.scheduled_departure}
+                                       : std::nullopt);
 }
 
 get_departures_reply build_departures_board(

@@ -30,6 +30,11 @@ stop_departures_query make_query(const get_departures_request& request,
 /// scheduled_only.
 departure_status classify(const stop_time& time);
 
+/// D11, for departures and transit legs alike: cancelled; else without a
+/// realtime delay scheduled_only; else delayed beyond ±60 s; else on_time.
+departure_status classify_status(bool cancelled,
+                                 std::optional<int64_t> delay_seconds);
+
 /// Rules 1-6 and D8: maps, filters to the window, sorts, truncates and
 /// warns. `now_seconds` is the request time.
 get_departures_reply build_departures_board(

@@ -18,15 +18,6 @@ namespace transitd {
 
 namespace {
 
-upstream_gate_actor spawn_gate(caf::actor_system& system,
-                               const engine_config& config, const char* name,
-                               const rate_limiter_actor& limiter) {
-  auto options = config.upstream;
-  options.name = name;
-  return spawn_upstream_gate(system, std::move(options), limiter,
-                             config.http_workers_per_upstream);
-}
-
 std::vector<rate_limit> limits_of(const engine_config& config) {
   std::vector<rate_limit> limits;
   for (const auto& [tool, tps] : config.tool_tps)
@@ -36,32 +27,79 @@ std::vector<rate_limit> limits_of(const engine_config& config) {
   return limits;
 }
 
+/// `choice` when set, else `fallback`.
+template <class Handle>
+Handle make_provider(const provider_factory<Handle>& choice,
+                     const provider_factory<Handle>& fallback,
+                     provider_context& context) {
+  return choice ? choice(context) : fallback(context);
+}
+
 } // namespace
+
+provider_choice default_providers() {
+  provider_choice p;
+  auto routing = [](provider_context& ctx) {
+    return ctx.system.spawn(digitransit_routing,
+                            ctx.config.digitransit_routing,
+                            ctx.gate("digitransit-routing"));
+  };
+  p.timetable = [routing](provider_context& ctx) -> timetable_actor {
+    return routing(ctx);
+  };
+  p.journey_planner = [routing](provider_context& ctx)
+    -> journey_planner_actor { return routing(ctx); };
+  p.geocoding = [](provider_context& ctx) -> geocoding_actor {
+    return ctx.system.spawn(digitransit_geocoding,
+                            ctx.config.digitransit_geocoding,
+                            ctx.gate("digitransit-geocoding"));
+  };
+  p.london_journeys = [](provider_context& ctx) -> london_journey_actor {
+    return ctx.system.spawn(tfl_journey, ctx.config.tfl, ctx.gate("tfl"));
+  };
+  return p;
+}
+
+upstream_gate_actor engine::gate(const std::string& upstream) const {
+  auto it = gates.find(upstream);
+  return it == gates.end() ? upstream_gate_actor{} : it->second;
+}
 
 engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   engine result;
   result.variable_store = spawn_variable_store(system, config.variables);
   result.limiter = system.spawn(rate_limiter, limits_of(config));
-  result.routing_gate = spawn_gate(system, config, "digitransit-routing",
-                                   result.limiter);
-  result.geocoding_gate = spawn_gate(system, config, "digitransit-geocoding",
-                                     result.limiter);
-  result.tfl_gate = spawn_gate(system, config, "tfl", result.limiter);
-
-  auto routing = system.spawn(digitransit_routing, config.digitransit_routing,
-                              result.routing_gate);
-  result.timetable = routing;
-  result.journey_planner = routing;
-  result.geocoding = system.spawn(digitransit_geocoding,
-                                  config.digitransit_geocoding,
-                                  result.geocoding_gate);
+  provider_context providers{system, config, {}};
+  providers.gate = [&](const std::string& upstream) {
+    auto& gate = result.gates[upstream];
+    if (!gate) {
+      auto options = config.upstream;
+      options.name = upstream;
+      gate = spawn_upstream_gate(system, std::move(options), result.limiter,
+                                 config.http_workers_per_upstream);
+    }
+    return gate;
+  };
+  auto defaults = default_providers();
+  const auto& chosen = config.providers;
+  result.timetable = make_provider(chosen.timetable, defaults.timetable,
+                                   providers);
+  result.journey_planner = make_provider(
+    chosen.journey_planner, defaults.journey_planner, providers);
+  result.geocoding = make_provider(chosen.geocoding, defaults.geocoding,
+                                   providers);
+  result.tfl_journey = make_provider(chosen.london_journeys,
+                                     defaults.london_journeys, providers);
+  // A cancelled call's shared upstream work is aborted at the gates.
+  std::vector<cancel_listener_actor> all_gates;
+  for (const auto& [name, gate] : result.gates)
+    all_gates.emplace_back(gate);
   auto cache_options = config.cache;
   cache_options.name = "timetable";
-  cache_options.upstream_cancel = {result.routing_gate};
+  cache_options.upstream_cancel = all_gates;
   result.timetable_cache = spawn_timetable_cache(system, result.timetable,
                                                  cache_options);
   cache_options.name = "geocoding";
-  cache_options.upstream_cancel = {result.geocoding_gate};
   result.geocoding_cache = spawn_geocoding_cache(system, result.geocoding,
                                                  cache_options);
 
@@ -101,7 +139,6 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   if (toilets.tool.timeout_ms == 0)
     toilets.tool.timeout_ms = config.tool_timeout_ms;
   result.station_toilets = spawn_station_toilets(system, std::move(toilets));
-  result.tfl_journey = system.spawn(tfl_journey, config.tfl, result.tfl_gate);
   tool_options london;
   london.timeout_ms = config.tool_timeout_ms;
   if (config.demo_tfl)
@@ -123,9 +160,9 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   for (const auto& [tool, tps] : config.tool_tps)
     if (tps > 0)
       targets.limited_tools.push_back(tool);
-  targets.cancel_listeners = {result.timetable_cache, result.geocoding_cache,
-                              result.routing_gate, result.geocoding_gate,
-                              result.tfl_gate};
+  targets.cancel_listeners = {result.timetable_cache, result.geocoding_cache};
+  targets.cancel_listeners.insert(targets.cancel_listeners.end(),
+                                  all_gates.begin(), all_gates.end());
   targets.timeouts_ms = config.tool_timeouts_ms;
   targets.default_timeout_ms = config.tool_timeout_ms;
   result.router = system.spawn(tool_router, std::move(targets));
@@ -133,9 +170,13 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
 }
 
 std::vector<counters_actor> engine::counter_sources() const {
-  return {limiter,         routing_gate,    geocoding_gate,
-          tfl_gate,        timetable_cache, geocoding_cache,
-          station_toilets};
+  std::vector<counters_actor> sources{limiter};
+  for (const auto& [name, gate] : gates)
+    sources.emplace_back(gate);
+  sources.emplace_back(timetable_cache);
+  sources.emplace_back(geocoding_cache);
+  sources.emplace_back(station_toilets);
+  return sources;
 }
 
 void engine::shutdown() {
@@ -155,10 +196,10 @@ void engine::shutdown() {
   stop(geocoding_cache);
   stop(geocoding);
   stop(timetable);
+  stop(journey_planner);
   stop(variable_store);
-  stop(routing_gate);
-  stop(geocoding_gate);
-  stop(tfl_gate);
+  for (const auto& [name, gate] : gates)
+    stop(gate);
   stop(limiter);
 }
 

@@ -10,13 +10,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 #include <caf/fwd.hpp>
 
-#include "actors/interfaces.hpp"
+#include "messages/interfaces.hpp"
 #include "actors/provider_cache.hpp"
 #include "actors/rate_limiter.hpp"
 #include "actors/upstream_gate.hpp"
@@ -28,6 +29,43 @@
 #include "providers/tfl_journey_actor.hpp"
 
 namespace transitd {
+
+struct engine_config;
+
+/// What a provider factory gets to build a provider: the actor system, the
+/// engine's configuration, and the UPSTREAM_GATE of a named upstream (made
+/// on first use and shared by every provider of that upstream; the engine
+/// limits, counts, cancels and stops it).
+struct provider_context {
+  caf::actor_system& system;
+  const engine_config& config;
+  std::function<upstream_gate_actor(const std::string& upstream)> gate;
+};
+
+/// Builds the provider of one role. Providers are plain typed actors: an
+/// embedding application may return any actor speaking the interface (an
+/// offline timetable, a stand-in), with or without a gate.
+template <class Handle>
+using provider_factory = std::function<Handle(provider_context&)>;
+
+/// Which provider serves which role. The tools know only the interfaces;
+/// a null factory leaves the role to the registered default
+/// (`default_providers()`: Digitransit routing and geocoding, TfL).
+struct provider_choice {
+  /// TIMETABLE for get_departures and find_stops.
+  provider_factory<timetable_actor> timetable;
+  /// JOURNEY_PLANNER for plan_trip.
+  provider_factory<journey_planner_actor> journey_planner;
+  /// GEOCODING for geocode_address.
+  provider_factory<geocoding_actor> geocoding;
+  /// The journey planner behind planJourney.
+  provider_factory<london_journey_actor> london_journeys;
+};
+
+/// The registered providers: Digitransit (routing, geocoding) and TfL over
+/// their UPSTREAM_GATEs, configured from engine_config (the demo upstream
+/// is the same clients pointed at the embedded mock).
+provider_choice default_providers();
 
 struct engine_config {
   digitransit_routing_options digitransit_routing;
@@ -67,6 +105,8 @@ struct engine_config {
   bool demo_routing = false;
   /// The same for the geocoding upstream.
   bool demo_geocoding = false;
+  /// Which provider serves which role (null: the registered default).
+  provider_choice providers;
 };
 
 /// The handles of a running engine. Actors stop when the last handle goes
@@ -87,9 +127,12 @@ struct engine {
   geocoding_cache_actor geocoding_cache;
   variable_store_actor variable_store;
   rate_limiter_actor limiter;
-  upstream_gate_actor routing_gate;
-  upstream_gate_actor geocoding_gate;
-  upstream_gate_actor tfl_gate;
+  /// The UPSTREAM_GATE of each upstream the providers asked for, by name
+  /// ("digitransit-routing", "digitransit-geocoding", "tfl").
+  std::map<std::string, upstream_gate_actor> gates;
+
+  /// The gate of `upstream`; an invalid handle when no provider uses it.
+  upstream_gate_actor gate(const std::string& upstream) const;
 
   /// Every actor with counters (limiter, gates, caches, station data), for
   /// /metrics and /readyz.

@@ -11,7 +11,7 @@
 
 #include <caf/fwd.hpp>
 
-#include "actors/interfaces.hpp"
+#include "messages/interfaces.hpp"
 
 namespace httplib {
 class Client;

@@ -39,20 +39,14 @@ london_journey_actor::behavior_type london_journeys(
     [self](journey_plan_request& request) -> caf::result<journey_plan_reply> {
       auto& st = self->state;
       if (auto bad = check_place(request.from, "from"))
-        return to_error(*bad);
+        return rejected(london_journeys_state::name, request.context, *bad);
       if (auto bad = check_place(request.to, "to"))
-        return to_error(*bad);
+        return rejected(london_journeys_state::name, request.context, *bad);
       auto rp = self->make_response_promise<journey_plan_reply>();
-      auto timeout = std::chrono::milliseconds{
-        remaining_ms(request.context, st.tool.timeout_ms)};
-      self->request(st.provider, timeout, request)
-        .then(
-          [self, rp](journey_plan_reply& reply) mutable {
-            for (const auto& w : self->state.tool.standing_warnings)
-              reply.warnings.push_back(w);
-            rp.deliver(std::move(reply));
-          },
-          [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
+      auto context = request.context;
+      ask_provider<journey_plan_reply>(
+        self, rp, st.provider, context, st.tool, std::move(request),
+        [](journey_plan_reply& reply) { return std::move(reply); });
       return rp;
     },
   };

@@ -2,7 +2,7 @@
 // LONDON_JOURNEYS: the planJourney tool actor (validation; its TPS limit
 // is RATE_LIMITER's "tool:planJourney") in front of TFL_JOURNEY.
 
-#include "actors/interfaces.hpp"
+#include "messages/interfaces.hpp"
 #include "actors/tool_support.hpp"
 
 namespace transitd {

@@ -11,8 +11,8 @@
 
 #include <caf/fwd.hpp>
 
-#include "actors/interfaces.hpp"
-#include "actors/lru_cache.hpp"
+#include "messages/interfaces.hpp"
+#include "util/lru_cache.hpp"
 
 namespace transitd {
 

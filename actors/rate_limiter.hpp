@@ -12,7 +12,7 @@
 
 #include <caf/fwd.hpp>
 
-#include "actors/interfaces.hpp"
+#include "messages/interfaces.hpp"
 
 namespace transitd {
 

@@ -5,7 +5,7 @@
 
 #include <caf/fwd.hpp>
 
-#include "actors/interfaces.hpp"
+#include "messages/interfaces.hpp"
 #include "actors/tool_support.hpp"
 #include "providers/tfl_station_data.hpp"
 

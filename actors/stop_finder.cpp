@@ -17,23 +17,17 @@ stop_finder(stop_finder_actor::stateful_pointer<stop_finder_state> self,
   self->state.options = std::move(options);
   return {
     [self](find_stops_request& request) -> caf::result<find_stops_reply> {
-      if (auto invalid = validate(request)) {
-        spdlog::info("[{}] find_stops rejected: {}",
-                     request.context.correlation_id, invalid->message);
-        return to_error(*invalid);
-      }
+      if (auto invalid = validate(request))
+        return rejected(stop_finder_state::name, request.context, *invalid);
       auto rp = self->make_response_promise<find_stops_reply>();
-      auto timeout = std::chrono::milliseconds{
-        remaining_ms(request.context, self->state.options.timeout_ms)};
-      self->request(self->state.timetable, timeout, make_query(request))
-        .then(
-          [self, rp, request](nearby_stops& answer) mutable {
-            auto reply = build_stop_list(request, answer);
-            for (const auto& w : self->state.options.standing_warnings)
-              reply.warnings.push_back(w);
-            rp.deliver(std::move(reply));
-          },
-          [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
+      auto query = make_query(request);
+      auto context = request.context;
+      ask_provider<nearby_stops>(
+        self, rp, self->state.timetable, context, self->state.options,
+        std::move(query),
+        [request = std::move(request)](const nearby_stops& answer) {
+          return build_stop_list(request, answer);
+        });
       return rp;
     },
   };

@@ -6,7 +6,7 @@
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
-#include "actors/ids.hpp"
+#include "util/ids.hpp"
 #include "actors/rate_limiter.hpp"
 #include "messages/time.hpp"
 

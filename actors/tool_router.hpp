@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/interfaces.hpp"
+#include "messages/interfaces.hpp"
 
 namespace transitd {
 

@@ -1,7 +1,7 @@
 #pragma once
 // TRIP_PLANNER: the plan_trip tool actor.
 
-#include "actors/interfaces.hpp"
+#include "messages/interfaces.hpp"
 #include "actors/tool_support.hpp"
 #include "actors/trip_rules.hpp"
 

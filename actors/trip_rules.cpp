@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "actors/departures_rules.hpp"
 #include "actors/geocode_rules.hpp"
 #include "actors/stops_rules.hpp"
 #include "messages/time.hpp"
@@ -170,17 +171,10 @@ std::optional<int64_t> leg_delay(const trip_leg& leg) {
   return std::nullopt;
 }
 
-std::optional<std::string> leg_status(const trip_leg& leg) {
+std::optional<departure_status> leg_status(const trip_leg& leg) {
   if (!leg.transit)
     return std::nullopt;
-  if (leg.cancelled)
-    return std::string{"cancelled"};
-  auto delay = leg_delay(leg);
-  if (!delay)
-    return std::string{"scheduled_only"};
-  if (*delay > 60 || *delay < -60)
-    return std::string{"delayed"};
-  return std::string{"on_time"};
+  return classify_status(leg.cancelled, leg_delay(leg));
 }
 
 bool is_disrupted(const itinerary& it) {
@@ -250,7 +244,7 @@ int64_t arrival(const itinerary& it) {
   return last.realtime_end.value_or(last.scheduled_end);
 }
 
-int64_t departure(const itinerary& it) {
+int64_t departs_at(const itinerary& it) {
   if (it.legs.empty())
     return 0;
   const auto& first = it.legs.front();
@@ -299,7 +293,7 @@ merged_plans merge_plans(const trip_plans& primary, const trip_plans* relaxed) {
                        return !da;
                      if (arrival(a) != arrival(b))
                        return arrival(a) < arrival(b);
-                     return departure(a) > departure(b);
+                     return departs_at(a) > departs_at(b);
                    });
   out.itineraries = std::move(unique);
   return out;
@@ -391,9 +385,26 @@ build_plan_reply(const plan_trip_request& request, const location_ref& origin,
          "stepFree was requested but the upstream has no accessibility data "
          "for some legs"});
   }
+  // What every reply carries, computed here so that an application
+  // embedding the engine gets it without our renderer: per leg its delay
+  // and status (D11), per itinerary its start, end, duration and schedule
+  // type.
   std::vector<const itinerary*> all;
-  for (const auto& it : kept)
+  for (auto& it : kept) {
+    for (auto& leg : it.legs) {
+      leg.delay_seconds = leg_delay(leg);
+      leg.status = leg_status(leg);
+    }
+    if (!it.legs.empty()) {
+      const auto& first = it.legs.front();
+      const auto& last = it.legs.back();
+      it.start = first.realtime_start.value_or(first.scheduled_start);
+      it.end = last.realtime_end.value_or(last.scheduled_end);
+      it.duration_seconds = it.end - it.start;
+    }
+    it.schedule_type = schedule_type({&it});
     all.push_back(&it);
+  }
   reply.realtime_used = schedule_type(all);
   reply.itineraries = std::move(kept);
   reply.data_freshness = format_utc(std::max(freshness_ms,

@@ -70,7 +70,7 @@ std::optional<int64_t> leg_delay(const trip_leg& leg);
 
 /// cancelled > delayed (|delay| > 60, D11) > on_time > scheduled_only;
 /// nullopt for non-transit legs.
-std::optional<std::string> leg_status(const trip_leg& leg);
+std::optional<departure_status> leg_status(const trip_leg& leg);
 
 /// A cancelled leg, or a delay over 300 s.
 bool is_disrupted(const itinerary& it);

@@ -15,8 +15,8 @@
 #include <caf/typed_response_promise.hpp>
 
 #include "actors/http_client.hpp"
-#include "actors/interfaces.hpp"
-#include "actors/upstream_policy.hpp"
+#include "messages/interfaces.hpp"
+#include "util/retry_policy.hpp"
 
 namespace transitd {
 

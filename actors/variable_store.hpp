@@ -8,7 +8,7 @@
 
 #include <caf/fwd.hpp>
 
-#include "actors/interfaces.hpp"
+#include "messages/interfaces.hpp"
 #include "messages/error.hpp"
 #include "messages/variables.hpp"
 

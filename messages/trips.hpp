@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "messages/common.hpp"
+#include "messages/departures.hpp"
 
 namespace transitd {
 
@@ -105,13 +106,18 @@ struct trip_leg {
   double distance = 0;
   /// The upstream's wheelchair accessibility score, when it knows one.
   std::optional<double> accessibility_score;
+  /// Set by the tool: realtime minus scheduled time, when known.
+  std::optional<int64_t> delay_seconds;
+  /// Set by the tool for transit legs (D11).
+  std::optional<departure_status> status;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, trip_leg& x) {
   return f(x.mode, x.transit, x.line, x.headsign, x.from, x.to,
            x.scheduled_start, x.scheduled_end, x.realtime_start,
-           x.realtime_end, x.cancelled, x.distance, x.accessibility_score);
+           x.realtime_end, x.cancelled, x.distance, x.accessibility_score,
+           x.delay_seconds, x.status);
 }
 
 struct itinerary {
@@ -123,12 +129,20 @@ struct itinerary {
   std::string fingerprint;
   /// Set by the tool (D13).
   bool disruption_alternative = false;
+  /// Set by the tool: first departure and last arrival (realtime when
+  /// known), epoch seconds, and the time between them.
+  int64_t start = 0;
+  int64_t end = 0;
+  int64_t duration_seconds = 0;
+  /// Set by the tool: "realtime", "scheduled" or "mixed".
+  std::string schedule_type;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, itinerary& x) {
   return f(x.legs, x.transfers, x.walk_distance, x.fingerprint,
-           x.disruption_alternative);
+           x.disruption_alternative, x.start, x.end, x.duration_seconds,
+           x.schedule_type);
 }
 
 struct plan_trip_reply {

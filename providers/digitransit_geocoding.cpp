@@ -1,28 +1,13 @@
 #include "providers/digitransit_geocoding.hpp"
 
-#include <cstdio>
-
 #include <boost/json.hpp>
 
+#include "net/url.hpp"
 #include "providers/upstream_http.hpp"
 
 namespace json = boost::json;
 
 namespace transitd::digitransit {
-
-std::string url_encode(std::string_view text) {
-  std::string out;
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      char buf[4];
-      std::snprintf(buf, sizeof(buf), "%%%02X", c);
-      out += buf;
-    }
-  }
-  return out;
-}
 
 std::string make_search_target(const geocode_query& query) {
   std::string target = "/search?text=" + url_encode(query.text)

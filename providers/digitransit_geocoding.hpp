@@ -19,7 +19,4 @@ std::string make_search_target(const geocode_query& query);
 outcome<geocode_candidates> parse_search(std::string_view body,
                                          int64_t fetched_ms);
 
-/// Percent-encodes a query-string value (RFC 3986 unreserved kept).
-std::string url_encode(std::string_view text);
-
 } // namespace transitd::digitransit

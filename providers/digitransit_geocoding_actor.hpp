@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "actors/interfaces.hpp"
+#include "messages/interfaces.hpp"
 
 namespace transitd {
 

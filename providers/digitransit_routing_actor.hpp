@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "actors/interfaces.hpp"
+#include "messages/interfaces.hpp"
 
 namespace transitd {
 

@@ -4,7 +4,6 @@
 
 #include <boost/json.hpp>
 
-#include "providers/digitransit_geocoding.hpp"
 #include "providers/upstream_http.hpp"
 
 namespace json = boost::json;
@@ -109,8 +108,8 @@ std::vector<place_suggestion> read_suggestions(const json::value* d) {
 std::string make_journey_target(std::string_view base_path,
                                 const journey_plan_request& request) {
   std::string target{base_path};
-  target += "/Journey/JourneyResults/" + digitransit::url_encode(request.from)
-            + "/to/" + digitransit::url_encode(request.to);
+  target += "/Journey/JourneyResults/" + url_encode(request.from)
+            + "/to/" + url_encode(request.to);
   if (request.need_accessible_route)
     target += "?accessibilityPreference=StepFreeToPlatform";
   return target;

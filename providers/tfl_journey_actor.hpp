@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "actors/interfaces.hpp"
+#include "messages/interfaces.hpp"
 
 namespace transitd {
 

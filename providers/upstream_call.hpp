@@ -11,7 +11,7 @@
 #include <caf/typed_response_promise.hpp>
 #include <spdlog/spdlog.h>
 
-#include "actors/interfaces.hpp"
+#include "messages/interfaces.hpp"
 #include "messages/time.hpp"
 #include "providers/upstream_http.hpp"
 

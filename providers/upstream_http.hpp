@@ -9,6 +9,7 @@
 
 #include "messages/error.hpp"
 #include "messages/http.hpp"
+#include "net/url.hpp"
 
 namespace transitd {
 
@@ -27,25 +28,5 @@ int32_t parse_retry_after(std::string_view value, int64_t now_ms,
 /// to `max_length` bytes (on a UTF-8 boundary).
 std::string sanitize_upstream_text(std::string_view text,
                                    std::size_t max_length = 200);
-
-} // namespace transitd
-
-namespace transitd {
-
-/// An endpoint URL split for the HTTP client: "https://host:443" and
-/// "/routing/v2/hsl/gtfs/v1".
-struct endpoint {
-  std::string origin;
-  std::string path;
-};
-
-/// Splits an http(s) URL; a failure names what is wrong with it (the URL
-/// shown as redact_url shows it).
-outcome<endpoint> split_url(std::string_view url);
-
-/// A URL as logs and errors may show it: without user information
-/// ("user:secret@") and with any query or fragment replaced by "?...",
-/// where keys are often put ("?app_key=...").
-std::string redact_url(std::string_view url);
 
 } // namespace transitd

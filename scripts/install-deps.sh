@@ -7,6 +7,7 @@ packages=(
   build-essential cmake pkg-config git ca-certificates
   libcaf-dev                     # CAF 0.17.6 (actors)
   libboost-json1.81-dev          # Boost.JSON 1.81
+  libboost-url1.81-dev           # Boost.URL 1.81 (upstream URLs)
   libcpp-httplib-dev             # cpp-httplib 0.11 (HTTP server/client)
   libssl-dev zlib1g-dev libbrotli-dev  # what cpp-httplib's pkg-config pulls in
   libspdlog-dev libfmt-dev       # logging

@@ -20,7 +20,7 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/expected.hpp>
 
-#include "actors/interfaces.hpp"
+#include "messages/interfaces.hpp"
 #include "transport/tool_catalog.hpp"
 
 namespace transitd {

@@ -14,8 +14,8 @@
 #include <poll.h>
 #include <openssl/ssl.h>
 
-#include "transport/connection_server.hpp"
-#include "transport/http_connection.hpp"
+#include "net/connection_server.hpp"
+#include "net/http_connection.hpp"
 
 namespace transitd {
 

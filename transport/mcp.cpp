@@ -7,7 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "actors/ids.hpp"
+#include "util/ids.hpp"
 #include "messages/time.hpp"
 #include "transport/json_rpc.hpp"
 #include "transport/json_text.hpp"
@@ -417,7 +417,7 @@ std::optional<http_reply> endpoint::handle_post(const http_request& request,
     if (auto refused = foreign_session(it->second.principal, from.principal,
                                        message.id))
       return *refused;
-    it->second.last_used = std::chrono::steady_clock::now();
+    it->second.last_used = options_.clock();
   }
   switch (message.kind) {
     case json_rpc::message_kind::notification:
@@ -436,7 +436,7 @@ std::optional<std::string>
 endpoint::open_session(const std::string& protocol_version,
                        const std::string& principal) {
   auto id = make_secret_token();
-  auto now = std::chrono::steady_clock::now();
+  auto now = options_.clock();
   std::lock_guard<std::mutex> guard{sessions_mutex_};
   if (sessions_.size() >= options_.max_sessions)
     evict_idle_locked(now);

@@ -84,6 +84,9 @@ struct endpoint_options {
   /// Upper bound of one tool call, and per-tool overrides by tool name.
   int32_t tool_timeout_ms = 10000;
   std::map<std::string, int32_t> tool_timeouts_ms{{"plan_trip", 8000}};
+  /// The clock of session idleness and eviction (tests substitute one).
+  std::function<std::chrono::steady_clock::time_point()> clock
+    = [] { return std::chrono::steady_clock::now(); };
   std::string server_name = "transitd";
   std::string server_version = "0.1.0";
 };

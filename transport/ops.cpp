@@ -2,7 +2,7 @@
 
 #include <caf/scoped_actor.hpp>
 
-#include "actors/ids.hpp"
+#include "util/ids.hpp"
 
 namespace json = boost::json;
 

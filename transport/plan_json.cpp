@@ -287,24 +287,18 @@ json::object to_json(const plan_trip_reply& reply) {
         l["realtimeStart"] = iso(*leg.realtime_start, zone);
       if (leg.realtime_end)
         l["realtimeEnd"] = iso(*leg.realtime_end, zone);
-      if (auto delay = leg_delay(leg))
-        l["delaySeconds"] = *delay;
-      if (auto status = leg_status(leg))
-        l["status"] = *status;
+      if (leg.delay_seconds)
+        l["delaySeconds"] = *leg.delay_seconds;
+      if (leg.status)
+        l["status"] = to_string(*leg.status);
       legs.push_back(std::move(l));
     }
-    int64_t start = it.legs.empty() ? 0
-                                    : it.legs.front().realtime_start.value_or(
-                                      it.legs.front().scheduled_start);
-    int64_t end = it.legs.empty() ? 0
-                                  : it.legs.back().realtime_end.value_or(
-                                    it.legs.back().scheduled_end);
-    json::object item{{"start", iso(start, zone)},
-                      {"end", iso(end, zone)},
-                      {"durationSeconds", end - start},
+    json::object item{{"start", iso(it.start, zone)},
+                      {"end", iso(it.end, zone)},
+                      {"durationSeconds", it.duration_seconds},
                       {"transfers", it.transfers},
                       {"walkDistance", std::llround(it.walk_distance)},
-                      {"scheduleType", schedule_type({&it})},
+                      {"scheduleType", it.schedule_type},
                       {"fingerprint", it.fingerprint},
                       {"legs", std::move(legs)}};
     if (it.disruption_alternative)

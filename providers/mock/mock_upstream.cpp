@@ -14,7 +14,7 @@
 #include "providers/mock/plan_generator.hpp"
 #include "providers/mock/stops_generator.hpp"
 #include "providers/mock/tfl_generator.hpp"
-#include "transport/connection_server.hpp"
+#include "net/connection_server.hpp"
 
 namespace json = boost::json;
 

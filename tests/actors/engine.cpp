@@ -7,6 +7,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/scoped_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
 #include <catch2/catch.hpp>
 
 #include "providers/mock/mock_upstream.hpp"
@@ -59,4 +60,81 @@ TEST_CASE("spawn_engine serves get_departures without HTTP",
   }
   CHECK(upstream.stats().requests == 2);
   upstream.stop();
+}
+
+namespace {
+
+/// A TIMETABLE of an embedding application's own: one departure at any
+/// stop, no upstream at all.
+timetable_actor::behavior_type own_timetable() {
+  return {
+    [](const stop_departures_query& q) -> caf::result<stop_departures> {
+      stop_departures out;
+      out.stop_id = q.stop_id;
+      out.stop_name = "Own stop";
+      out.timezone = "Europe/Helsinki";
+      stop_time t;
+      t.line = "X1";
+      t.headsign = "Elsewhere";
+      t.scheduled_departure = q.start_time + 60;
+      out.stop_times.push_back(t);
+      out.fetched_ms = q.start_time * 1000;
+      return out;
+    },
+    [](const nearby_stops_query&) -> caf::result<nearby_stops> {
+      return nearby_stops{};
+    },
+  };
+}
+
+/// A JOURNEY_PLANNER that finds nothing.
+journey_planner_actor::behavior_type no_journeys() {
+  return {
+    [](const trip_plan_query&) -> caf::result<trip_plans> {
+      return trip_plans{};
+    },
+    [](const cancel_call&) {},
+  };
+}
+
+} // namespace
+
+TEST_CASE("spawn_engine takes its providers from the configuration",
+          "[engine][embedding][providers]") {
+  caf::actor_system_config cfg;
+  cfg.set("scheduler.max-threads", size_t{2});
+  add_message_types(cfg);
+  caf::actor_system sys{cfg};
+  engine_config config;
+  // Nothing listens here: a call that reached Digitransit would fail.
+  config.digitransit_routing.url = "http://127.0.0.1:9";
+  int made = 0;
+  config.providers.timetable = [&made](provider_context& ctx)
+    -> timetable_actor {
+    ++made;
+    return ctx.system.spawn(own_timetable);
+  };
+  config.providers.journey_planner = [](provider_context& ctx)
+    -> journey_planner_actor { return ctx.system.spawn(no_journeys); };
+  auto engine = spawn_engine(sys, config);
+  CHECK(made == 1);
+  // No provider asked for the Digitransit routing gate; the defaults for
+  // the other roles still made theirs.
+  CHECK_FALSE(engine.gate("digitransit-routing"));
+  CHECK(engine.gate("digitransit-geocoding"));
+  CHECK(engine.gate("tfl"));
+  {
+    caf::scoped_actor self{sys};
+    get_departures_request request;
+    request.stop = {stop_ref::kind::id, "OWN:1"};
+    self->request(engine.router, 10s, request)
+      .receive(
+        [&](get_departures_reply& reply) {
+          CHECK(reply.stop_id == "OWN:1");
+          REQUIRE(reply.departures.size() == 1);
+          CHECK(reply.departures[0].line == "X1");
+        },
+        [&](caf::error& err) { FAIL(caf::to_string(err)); });
+  }
+  engine.shutdown();
 }

@@ -1,6 +1,7 @@
 // The plan_trip contract, rule by rule, on pure functions.
 
 #include "actors/trip_rules.hpp"
+#include "actors/departures_rules.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -160,11 +161,11 @@ TEST_CASE("plan_trip: realtime, mixed and scheduled detection (rule 4)",
 }
 
 TEST_CASE("plan_trip: leg status thresholds (D11)", "[plan_trip]") {
-  CHECK(leg_status(ride("1", t0, t0 + 60, 61)) == std::optional<std::string>{"delayed"});
-  CHECK(leg_status(ride("1", t0, t0 + 60, -61)) == std::optional<std::string>{"delayed"});
-  CHECK(leg_status(ride("1", t0, t0 + 60, 60)) == std::optional<std::string>{"on_time"});
-  CHECK(leg_status(ride("1", t0, t0 + 60)) == std::optional<std::string>{"scheduled_only"});
-  CHECK(leg_status(ride("1", t0, t0 + 60, 0, true)) == std::optional<std::string>{"cancelled"});
+  CHECK(leg_status(ride("1", t0, t0 + 60, 61)) == std::optional{departure_status::delayed});
+  CHECK(leg_status(ride("1", t0, t0 + 60, -61)) == std::optional{departure_status::delayed});
+  CHECK(leg_status(ride("1", t0, t0 + 60, 60)) == std::optional{departure_status::on_time});
+  CHECK(leg_status(ride("1", t0, t0 + 60)) == std::optional{departure_status::scheduled_only});
+  CHECK(leg_status(ride("1", t0, t0 + 60, 0, true)) == std::optional{departure_status::cancelled});
   CHECK_FALSE(leg_status(walk(t0, t0 + 60)));
 }
 
@@ -390,4 +391,32 @@ TEST_CASE("plan_trip: the request time resolves", "[plan_trip]") {
   CHECK(resolve_time(r, t0) == t0);
   r.when_time = "2025-09-15T13:30:00+03:00";
   CHECK(resolve_time(r, t0) == t0 + 1800);
+}
+
+TEST_CASE("plan_trip: the reply carries leg status, start, end and duration "
+          "(no renderer needed)",
+          "[plan_trip][contract][embedding]") {
+  // Walk, then a bus 7 minutes late, then a cancelled tram.
+  auto it = trip({walk(t0, t0 + 120), ride("550", t0 + 120, t0 + 600, 420),
+                  ride("7", t0 + 1200, t0 + 1500, std::nullopt, true)});
+  auto merged = merge_plans(plans({it}), nullptr);
+  auto reply = build_plan_reply(request(), here(), there(), t0,
+                                std::move(merged), 0, false);
+  REQUIRE(reply);
+  REQUIRE(reply->itineraries.size() == 1);
+  const auto& got = reply->itineraries[0];
+  CHECK(got.start == t0);
+  CHECK(got.end == t0 + 1500);
+  CHECK(got.duration_seconds == 1500);
+  CHECK(got.schedule_type == "realtime"); // a cancellation is realtime news
+  CHECK_FALSE(got.legs[0].status); // walking has none
+  CHECK(got.legs[1].status == std::optional{departure_status::delayed});
+  CHECK(got.legs[1].delay_seconds == std::optional<int64_t>{420});
+  CHECK(got.legs[2].status == std::optional{departure_status::cancelled});
+  // D11 is one rule for departures and legs.
+  CHECK(classify_status(false, 61) == departure_status::delayed);
+  CHECK(classify_status(false, -60) == departure_status::on_time);
+  CHECK(classify_status(false, std::nullopt)
+        == departure_status::scheduled_only);
+  CHECK(classify_status(true, 0) == departure_status::cancelled);
 }

@@ -149,8 +149,8 @@ TEST_CASE("the store actor: save, list, resolve, delete, limits",
   auto store = spawn_variable_store(sys, options);
   {
     caf::scoped_actor self{sys};
-    call_context alice{"cid-1", "alice", 0, 0};
-    call_context bob{"cid-2", "bob", 0, 0};
+    call_context alice{"cid-1", "alice", 0, 0, nullptr};
+    call_context bob{"cid-2", "bob", 0, 0, nullptr};
     auto expect_ok = [&](auto request, auto check) {
       self->request(store, 5s, request)
         .receive(check, [&](caf::error& err) { FAIL(caf::to_string(err)); });

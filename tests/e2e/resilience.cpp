@@ -76,7 +76,7 @@ void hang_routing(daemon_harness& daemon) {
 /// Polls the routing gate's counters until `done` holds, for up to ~2 s.
 template <class Done>
 bool poll_routing_gate(daemon_harness& daemon, Done done) {
-  auto gate = counters_actor{daemon.engine().routing_gate};
+  auto gate = counters_actor{daemon.engine().gate("digitransit-routing")};
   for (int i = 0; i < 100; ++i) {
     auto c = counters_of(daemon, gate);
     if (done(c))
@@ -183,7 +183,7 @@ TEST_CASE("e2e: notifications/cancelled stops the upstream call it started",
     status = res.status;
   }};
   // Wait until the attempt is in flight at a worker.
-  auto gate = counters_actor{daemon.engine().routing_gate};
+  auto gate = counters_actor{daemon.engine().gate("digitransit-routing")};
   REQUIRE(attempt_in_flight(daemon));
   auto started = std::chrono::steady_clock::now();
   auto note = client.post(json::object{
@@ -232,7 +232,7 @@ TEST_CASE("e2e: a client that disconnects stops the upstream call it "
                  + std::to_string(body.size()) + "\r\n\r\n" + body;
   REQUIRE(::send(fd, request.data(), request.size(), 0)
           == static_cast<ssize_t>(request.size()));
-  auto gate = counters_actor{daemon.engine().routing_gate};
+  auto gate = counters_actor{daemon.engine().gate("digitransit-routing")};
   REQUIRE(attempt_in_flight(daemon));
   auto started = std::chrono::steady_clock::now();
   ::close(fd);
@@ -417,7 +417,7 @@ TEST_CASE("e2e: fault run: mixed faults, every call answered, none lost",
             << ", slowest answer " << slowest.count() << " ms\n";
   for (const auto& [code, n] : by_code)
     std::cout << "  " << code << ": " << n << "\n";
-  auto gate = counters_of(daemon, daemon.engine().routing_gate);
+  auto gate = counters_of(daemon, daemon.engine().gate("digitransit-routing"));
   std::cout << "  routing gate: attempts " << gate["digitransit-routing.attempts"]
             << ", retries " << gate["digitransit-routing.retries"]
             << ", breaker opened " << gate["digitransit-routing.breaker_opened"]
@@ -496,7 +496,7 @@ TEST_CASE("e2e: a disrupted plan_trip still merges both answers",
     alternative = alternative
                   || it.as_object().contains("disruptionAlternative");
   CHECK(alternative);
-  CHECK(counters_of(daemon, counters_actor{daemon.engine().routing_gate})
+  CHECK(counters_of(daemon, counters_actor{daemon.engine().gate("digitransit-routing")})
           ["digitransit-routing.cancelled"]
         == 0);
 }

@@ -8,7 +8,6 @@
 #include <openssl/rsa.h>
 #include <openssl/x509.h>
 
-#include "transport/tools.hpp"
 
 namespace json = boost::json;
 
@@ -46,83 +45,81 @@ write_self_signed_certificate(const std::string& directory) {
 
 daemon_harness::daemon_harness(harness_options options) {
   mock_.start("127.0.0.1", 0, 32);
-  cfg_ = std::make_unique<caf::actor_system_config>();
-  cfg_->set("scheduler.max-threads", size_t{2});
-  add_message_types(*cfg_);
-  system_ = std::make_unique<caf::actor_system>(*cfg_);
-  engine_config engine_cfg;
-  engine_cfg.digitransit_routing.url = options.routing_url.value_or(
-    mock_.routing_url());
-  engine_cfg.digitransit_routing.api_key = "test-key";
-  engine_cfg.digitransit_routing.timeout_ms = options.upstream_timeout_ms;
-  engine_cfg.tool_timeout_ms = options.tool_timeout_ms;
-  engine_cfg.http_workers_per_upstream = options.http_workers;
-  engine_cfg.tool_timeouts_ms.clear();
-  engine_cfg.upstream.retry.max_attempts = options.max_attempts;
-  engine_cfg.upstream.breaker_failures = options.breaker_failures;
-  engine_cfg.upstream.breaker_cooldown_ms = options.breaker_cooldown_ms;
+  // The daemon's own composition (transport/daemon), from the settings a
+  // command line would give: live providers pointed at this mock, or the
+  // embedded demo upstream.
+  daemon_config cfg;
+  cfg.port = 0;
+  cfg.http_threads = 16;
+  cfg.data_dir = ":memory:";
+  cfg.scheduler_threads = 2;
+  cfg.gateway_shards = 2;
+  cfg.demo = options.demo;
+  if (!options.demo) {
+    cfg.digitransit_routing_url = options.routing_url.value_or(
+      mock_.routing_url());
+    cfg.digitransit_routing_url_explicit = true;
+    cfg.digitransit_geocoding_url = mock_.geocoding_url();
+    cfg.digitransit_geocoding_url_explicit = true;
+    cfg.digitransit_api_key = "test-key";
+    cfg.tfl_url = options.tfl_url.value_or(mock_.base_url());
+    cfg.tfl_url_explicit = true;
+    cfg.tfl_api_key = options.tfl_key;
+  }
+  cfg.upstream_timeout_ms = options.upstream_timeout_ms;
+  cfg.tool_timeout_ms = options.tool_timeout_ms;
+  cfg.tool_timeouts_ms.clear();
+  cfg.http_workers = options.http_workers;
+  cfg.upstream_max_attempts = options.max_attempts;
+  cfg.breaker_failures = options.breaker_failures;
+  cfg.breaker_cooldown_ms = static_cast<int32_t>(options.breaker_cooldown_ms);
+  cfg.upstream_tps.clear();
   if (options.routing_tps > 0)
-    engine_cfg.upstream_tps["digitransit-routing"] = options.routing_tps;
+    cfg.upstream_tps["digitransit-routing"] = options.routing_tps;
   if (!options.cache) {
-    engine_cfg.cache.departures_ttl_ms = 0;
-    engine_cfg.cache.stops_ttl_ms = 0;
-    engine_cfg.cache.geocoding_ttl_ms = 0;
+    cfg.cache_departures_ttl_s = 0;
+    cfg.cache_stops_ttl_s = 0;
+    cfg.cache_geocoding_ttl_s = 0;
   }
-  engine_cfg.digitransit_geocoding.url = mock_.geocoding_url();
-  engine_cfg.digitransit_geocoding.api_key = "test-key";
-  engine_cfg.digitransit_geocoding.timeout_ms = options.upstream_timeout_ms;
-  engine_cfg.speculative_relax = options.speculative_relax;
-  engine_cfg.tfl.url = options.tfl_url.value_or(mock_.base_url());
-  engine_cfg.tfl.api_key = options.tfl_key;
-  engine_cfg.tfl.timeout_ms = options.upstream_timeout_ms;
-  engine_cfg.tool_tps = {{"planJourney", options.plan_journey_tps},
-                         {"stationToilets", options.station_toilets_tps}};
-  if (!options.station_data.empty()) {
-    engine_cfg.station_toilets.reader = directory_reader(options.station_data);
-    engine_cfg.station_toilets.source = options.station_data;
-  }
-  engine_cfg.demo_routing = options.demo;
-  engine_cfg.demo_geocoding = options.demo;
-  engine_cfg.demo_tfl = options.demo;
-  engine_ = spawn_engine(*system_, engine_cfg);
-  gateway_ = std::make_unique<gateway>(*system_, engine_.router, 2);
-  catalog_ = std::make_unique<mcp::tool_catalog>(
-    mcp::make_tool_catalog(*gateway_));
-  mcp::endpoint_options endpoint_opts;
-  endpoint_opts.tool_timeout_ms = options.tool_timeout_ms;
-  endpoint_opts.tool_timeouts_ms.clear();
-  endpoint_opts.tokens = options.tokens;
-  endpoint_ = std::make_unique<mcp::endpoint>(endpoint_opts, *catalog_);
-  ops_options ops_opts;
-  ops_opts.providers = {{"digitransit-routing", "live"}};
-  ops_ = std::make_unique<ops_endpoints>(*system_, engine_, *endpoint_,
-                                         ops_opts);
-  http_server_options server_opts;
-  server_opts.port = 0;
-  server_opts.threads = 16;
-  server_opts.tls_cert = options.tls_cert;
-  server_opts.tls_key = options.tls_key;
-  http_routes routes;
-  routes.mcp = [this](const mcp::http_request& r, mcp::reply_sink done) {
-    endpoint_->handle(r, std::move(done));
+  cfg.plan_speculative_relax = options.speculative_relax;
+  cfg.tool_tps = {{"planJourney", options.plan_journey_tps},
+                  {"stationToilets", options.station_toilets_tps}};
+  cfg.tfl_station_data = options.station_data;
+  cfg.tokens = options.tokens;
+  cfg.tls_cert = options.tls_cert;
+  cfg.tls_key = options.tls_key;
+  env_lookup no_environment = [](const std::string&) {
+    return std::optional<std::string>{};
   };
-  routes.metrics = [this](const mcp::http_request& r) {
-    return ops_->metrics(r);
-  };
-  routes.ready = [this](const mcp::http_request& r) { return ops_->ready(r); };
-  server_ = std::make_unique<http_server>(server_opts, routes);
-  port_ = server_->bind();
-  server_thread_ = std::thread{[this] { server_->run(); }};
+  daemon_ = std::make_unique<transitd::daemon>(cfg, no_environment);
+  port_ = daemon_->port();
+  server_thread_ = std::thread{[this] { daemon_->run(); }};
 }
 
 daemon_harness::~daemon_harness() {
-  server_->stop();
+  daemon_->stop_listening();
   if (server_thread_.joinable())
     server_thread_.join();
-  endpoint_->cancel_all();
-  gateway_->stop();
-  engine_.shutdown();
+  daemon_->stop();
+  daemon_.reset();
   mock_.stop();
+}
+
+mock::mock_upstream& daemon_harness::mock() {
+  auto* demo = daemon_->demo_upstream();
+  return demo != nullptr ? *demo : mock_;
+}
+
+mcp::endpoint& daemon_harness::endpoint() {
+  return daemon_->endpoint();
+}
+
+transitd::engine& daemon_harness::engine() {
+  return daemon_->engine();
+}
+
+caf::actor_system& daemon_harness::system() {
+  return daemon_->system();
 }
 
 std::string http_result::header(const std::string& name) const {

@@ -14,10 +14,8 @@
 
 #include "actors/engine.hpp"
 #include "providers/mock/mock_upstream.hpp"
-#include "transport/gateway.hpp"
-#include "transport/http_server.hpp"
+#include "transport/daemon.hpp"
 #include "transport/mcp.hpp"
-#include "transport/ops.hpp"
 
 namespace httplib {
 class Client;
@@ -66,29 +64,16 @@ public:
   int port() const {
     return port_;
   }
-  mock::mock_upstream& mock() {
-    return mock_;
-  }
-  mcp::endpoint& endpoint() {
-    return *endpoint_;
-  }
-  transitd::engine& engine() {
-    return engine_;
-  }
-  caf::actor_system& system() {
-    return *system_;
-  }
+  /// The upstream the providers talk to: this harness's mock, or in demo
+  /// mode the daemon's embedded one.
+  mock::mock_upstream& mock();
+  mcp::endpoint& endpoint();
+  transitd::engine& engine();
+  caf::actor_system& system();
 
 private:
   mock::mock_upstream mock_;
-  std::unique_ptr<caf::actor_system_config> cfg_;
-  std::unique_ptr<caf::actor_system> system_;
-  transitd::engine engine_;
-  std::unique_ptr<gateway> gateway_;
-  std::unique_ptr<mcp::tool_catalog> catalog_;
-  std::unique_ptr<mcp::endpoint> endpoint_;
-  std::unique_ptr<ops_endpoints> ops_;
-  std::unique_ptr<http_server> server_;
+  std::unique_ptr<transitd::daemon> daemon_;
   std::thread server_thread_;
   int port_ = 0;
 };

@@ -554,11 +554,14 @@ TEST_CASE("the session cap evicts the least recently used idle session",
           "[mcp][sessions]") {
   mcp::endpoint_options options;
   options.max_sessions = 2;
+  // A clock that moves only when told: the order of use is explicit.
+  auto now = std::make_shared<std::chrono::steady_clock::time_point>();
+  options.clock = [now] { return *now; };
   endpoint_fixture f{options};
   auto a = f.initialize();
-  std::this_thread::sleep_for(std::chrono::milliseconds{2});
+  *now += std::chrono::milliseconds{1};
   auto b = f.initialize();
-  std::this_thread::sleep_for(std::chrono::milliseconds{2});
+  *now += std::chrono::milliseconds{1};
   auto c = f.initialize();
   CHECK(f.endpoint->session_count() == 2);
   auto ping = R"({"jsonrpc":"2.0","id":1,"method":"ping"})";

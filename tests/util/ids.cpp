@@ -1,4 +1,4 @@
-#include "actors/ids.hpp"
+#include "util/ids.hpp"
 
 #include <regex>
 #include <set>

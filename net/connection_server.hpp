@@ -14,7 +14,7 @@
 
 #include <httplib.h>
 
-#include "transport/http_connection.hpp"
+#include "net/http_connection.hpp"
 
 struct ssl_ctx_st;
 

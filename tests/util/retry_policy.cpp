@@ -1,6 +1,6 @@
 // UPSTREAM_GATE's pure rules: backoff, classification, circuit breaker.
 
-#include "actors/upstream_policy.hpp"
+#include "util/retry_policy.hpp"
 
 #include <catch2/catch.hpp>
 

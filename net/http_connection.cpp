@@ -1,4 +1,4 @@
-#include "transport/http_connection.hpp"
+#include "net/http_connection.hpp"
 
 #include <algorithm>
 #include <cerrno>

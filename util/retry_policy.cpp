@@ -1,4 +1,4 @@
-#include "actors/upstream_policy.hpp"
+#include "util/retry_policy.hpp"
 
 #include <algorithm>
 

@@ -4,7 +4,7 @@
 // request deadline while its handler works, shut_down() ends idle
 // keep-alive waits.
 
-#include "transport/connection_server.hpp"
+#include "net/connection_server.hpp"
 
 #include <chrono>
 #include <future>

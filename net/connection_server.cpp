@@ -1,4 +1,4 @@
-#include "transport/connection_server.hpp"
+#include "net/connection_server.hpp"
 
 #include <algorithm>
 #include <cerrno>

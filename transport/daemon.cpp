@@ -1,0 +1,276 @@
+#include "transport/daemon.hpp"
+
+#include <filesystem>
+#include <stdexcept>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/engine.hpp"
+#include "providers/mock/mock_upstream.hpp"
+#include "providers/tfl_station_data.hpp"
+#include "providers/upstream_http.hpp"
+#include "transport/gateway.hpp"
+#include "transport/http_server.hpp"
+#include "transport/mcp.hpp"
+#include "transport/ops.hpp"
+#include "transport/tools.hpp"
+
+namespace transitd {
+
+namespace {
+
+/// How /readyz describes a provider.
+std::string provider_state(bool on_demo, bool has_key, bool key_required) {
+  return on_demo                     ? std::string{"demo"}
+         : has_key || !key_required ? std::string{"live"}
+                                     : std::string{"live, no key: its calls "
+                                                   "answer UPSTREAM_ERROR"};
+}
+
+engine_config engine_settings(const daemon_config& cfg, bool routing_demo,
+                              bool geocoding_demo, bool tfl_demo,
+                              const std::string& variables_path,
+                              const std::string& station_dir) {
+  engine_config e;
+  e.digitransit_routing.url = cfg.digitransit_routing_url;
+  e.digitransit_routing.api_key = cfg.digitransit_api_key;
+  e.digitransit_routing.timeout_ms = cfg.upstream_timeout_ms;
+  e.digitransit_geocoding.url = cfg.digitransit_geocoding_url;
+  e.digitransit_geocoding.api_key = cfg.digitransit_api_key;
+  e.digitransit_geocoding.timeout_ms = cfg.upstream_timeout_ms;
+  e.http_workers_per_upstream = cfg.http_workers;
+  e.tool_timeout_ms = cfg.tool_timeout_ms;
+  e.tool_timeouts_ms = cfg.tool_timeouts_ms;
+  e.tool_tps = cfg.tool_tps;
+  // Outbound limits protect real API keys; the demo upstream has none.
+  for (const auto& [name, tps] : cfg.upstream_tps) {
+    bool demo_upstream = name == "tfl"                   ? tfl_demo
+                         : name == "digitransit-routing" ? routing_demo
+                                                         : geocoding_demo;
+    if (!demo_upstream && tps > 0)
+      e.upstream_tps[name] = tps;
+  }
+  e.upstream.retry.max_attempts = cfg.upstream_max_attempts;
+  e.upstream.retry.base_ms = cfg.upstream_backoff_ms;
+  e.upstream.retry.cap_ms = cfg.upstream_backoff_cap_ms;
+  e.upstream.breaker_failures = cfg.breaker_failures;
+  e.upstream.breaker_cooldown_ms = cfg.breaker_cooldown_ms;
+  e.cache.departures_ttl_ms = int64_t{cfg.cache_departures_ttl_s} * 1000;
+  e.cache.stops_ttl_ms = int64_t{cfg.cache_stops_ttl_s} * 1000;
+  e.cache.geocoding_ttl_ms = int64_t{cfg.cache_geocoding_ttl_s} * 1000;
+  e.cache.limits.max_entries = cfg.cache_max_entries;
+  e.cache.limits.max_bytes = cfg.cache_max_bytes;
+  e.speculative_relax = cfg.plan_speculative_relax;
+  e.tfl.url = cfg.tfl_url;
+  e.tfl.api_key = cfg.tfl_api_key;
+  e.tfl.key_required = !tfl_demo;
+  e.tfl.timeout_ms = cfg.upstream_timeout_ms;
+  e.demo_tfl = tfl_demo;
+  e.demo_routing = routing_demo;
+  e.demo_geocoding = geocoding_demo;
+  e.variables.path = variables_path;
+  e.station_toilets.tool.timeout_ms = cfg.tool_timeout_ms;
+  if (!station_dir.empty()) {
+    e.station_toilets.reader = directory_reader(station_dir);
+    e.station_toilets.source = station_dir;
+  }
+  return e;
+}
+
+} // namespace
+
+daemon::daemon(daemon_config config, const env_lookup& env)
+  : config_(std::move(config)) {
+  auto& cfg = config_;
+  // Embedded default: the mock upstream, in-process, for every provider
+  // that has neither a key nor an explicit URL (or all with --demo).
+  bool routing_demo = routing_uses_demo(cfg);
+  bool geocoding_demo = geocoding_uses_demo(cfg);
+  bool tfl_demo = tfl_uses_demo(cfg);
+  if (routing_demo || geocoding_demo || tfl_demo) {
+    demo_ = std::make_unique<mock::mock_upstream>();
+    try {
+      demo_->start("127.0.0.1", 0);
+    } catch (const std::exception& ex) {
+      throw std::runtime_error(std::string{"cannot start the demo upstream: "}
+                               + ex.what());
+    }
+  }
+  if (routing_demo) {
+    cfg.digitransit_routing_url = demo_->routing_url();
+    spdlog::warn("demo mode: Digitransit routing is served by the built-in "
+                 "mock upstream at {} (generated data, not live); set "
+                 "DIGITRANSIT_API_KEY for real data",
+                 demo_->base_url());
+  } else {
+    spdlog::info("Digitransit routing: {} (key {})",
+                 redact_url(cfg.digitransit_routing_url),
+                 cfg.digitransit_api_key.empty() ? "absent" : "set");
+  }
+  if (geocoding_demo) {
+    cfg.digitransit_geocoding_url = demo_->geocoding_url();
+    spdlog::warn("demo mode: Digitransit geocoding is served by the built-in "
+                 "mock upstream at {}",
+                 demo_->base_url());
+  } else {
+    spdlog::info("Digitransit geocoding: {} (key {})",
+                 redact_url(cfg.digitransit_geocoding_url),
+                 cfg.digitransit_api_key.empty() ? "absent" : "set");
+  }
+  if (tfl_demo) {
+    cfg.tfl_url = demo_->base_url();
+    spdlog::warn("demo mode: TfL journeys are served by the built-in mock "
+                 "upstream at {}; set TFL_API_KEY for real data",
+                 demo_->base_url());
+  } else {
+    spdlog::info("TfL: {} (key {})", redact_url(cfg.tfl_url),
+                 cfg.tfl_api_key.empty() ? "absent: planJourney will answer "
+                                           "UPSTREAM_ERROR"
+                                         : "set");
+  }
+
+  auto variables_path = variable_store_path(cfg, env);
+  if (variables_path != ":memory:") {
+    std::error_code ec;
+    std::filesystem::create_directories(
+      std::filesystem::path{variables_path}.parent_path(), ec);
+    if (ec)
+      throw std::runtime_error("cannot create the data directory for "
+                               + variables_path + ": " + ec.message());
+  }
+  auto station_dir = station_data_directory(
+    cfg, env, [](const std::string& dir) {
+      std::error_code ec;
+      return std::filesystem::is_directory(dir, ec);
+    });
+  if (station_dir.empty())
+    spdlog::warn("demo mode: stationToilets answers from a small built-in "
+                 "station data set; get TfL's 'station data detailed' and "
+                 "pass --tfl-station-data DIR");
+
+  caf_config_ = std::make_unique<caf::actor_system_config>();
+  caf_config_->set("scheduler.max-threads", cfg.scheduler_threads);
+  add_message_types(*caf_config_);
+  system_ = std::make_unique<caf::actor_system>(*caf_config_);
+  engine_ = std::make_unique<transitd::engine>(spawn_engine(
+    *system_, engine_settings(cfg, routing_demo, geocoding_demo, tfl_demo,
+                              variables_path, station_dir)));
+  spdlog::info("saved variables: {}", variables_path);
+
+  gateway_ = std::make_unique<gateway>(*system_, engine_->router,
+                                       cfg.gateway_shards);
+  catalog_ = std::make_unique<mcp::tool_catalog>(
+    mcp::make_tool_catalog(*gateway_));
+  mcp::endpoint_options endpoint_opts;
+  endpoint_opts.allowed_hosts = cfg.allowed_hosts;
+  endpoint_opts.allowed_origins = cfg.allowed_origins;
+  endpoint_opts.tokens = cfg.tokens;
+  endpoint_opts.max_body_bytes = cfg.max_body_bytes;
+  endpoint_opts.max_header_bytes = cfg.max_header_bytes;
+  endpoint_opts.max_argument_bytes = cfg.max_argument_bytes;
+  endpoint_opts.max_sessions = cfg.max_sessions;
+  endpoint_opts.session_idle_timeout
+    = std::chrono::seconds{cfg.session_idle_timeout_s};
+  endpoint_opts.tool_timeout_ms = cfg.tool_timeout_ms;
+  endpoint_opts.tool_timeouts_ms = cfg.tool_timeouts_ms;
+  endpoint_ = std::make_unique<mcp::endpoint>(endpoint_opts, *catalog_);
+
+  ops_options ops_opts;
+  ops_opts.metrics_auth = cfg.metrics_auth;
+  ops_opts.providers = {
+    {"digitransit-routing",
+     provider_state(routing_demo, !cfg.digitransit_api_key.empty(), false)},
+    {"digitransit-geocoding",
+     provider_state(geocoding_demo, !cfg.digitransit_api_key.empty(), false)},
+    {"tfl", provider_state(tfl_demo, !cfg.tfl_api_key.empty(), true)},
+    {"station-data", station_dir.empty() ? "built-in demo set" : station_dir}};
+  ops_ = std::make_unique<ops_endpoints>(*system_, *engine_, *endpoint_,
+                                         ops_opts);
+
+  http_server_options server_opts;
+  server_opts.bind = cfg.bind;
+  server_opts.port = cfg.port;
+  server_opts.threads = cfg.http_threads;
+  server_opts.max_body_bytes = cfg.max_body_bytes;
+  server_opts.read_timeout_seconds = cfg.read_timeout_s;
+  server_opts.write_timeout_seconds = cfg.write_timeout_s;
+  server_opts.request_timeout_seconds = cfg.request_timeout_s;
+  server_opts.max_header_bytes = cfg.max_header_bytes;
+  server_opts.keep_alive_timeout_seconds = cfg.keep_alive_timeout_s;
+  server_opts.tls_cert = cfg.tls_cert;
+  server_opts.tls_key = cfg.tls_key;
+  http_routes routes;
+  routes.mcp = [this](const mcp::http_request& r, mcp::reply_sink done) {
+    endpoint_->handle(r, std::move(done));
+  };
+  routes.metrics = [this](const mcp::http_request& r) {
+    return ops_->metrics(r);
+  };
+  routes.ready = [this](const mcp::http_request& r) { return ops_->ready(r); };
+  try {
+    server_ = std::make_unique<http_server>(server_opts, routes);
+    port_ = server_->bind();
+  } catch (...) {
+    stop();
+    throw;
+  }
+}
+
+daemon::~daemon() {
+  stop();
+  // Members go in reverse order: the server before the endpoint it calls,
+  // the actor system last but for the demo upstream.
+  server_.reset();
+  ops_.reset();
+  endpoint_.reset();
+  catalog_.reset();
+  gateway_.reset();
+  engine_.reset();
+  system_.reset();
+}
+
+void daemon::run() {
+  server_->run();
+}
+
+void daemon::stop_listening() {
+  if (server_)
+    server_->stop();
+}
+
+void daemon::cancel_calls() {
+  if (endpoint_)
+    endpoint_->cancel_all();
+}
+
+void daemon::stop() {
+  if (stopped_)
+    return;
+  stopped_ = true;
+  // No new calls, wake waiting HTTP threads, then the actors; the variable
+  // store closes its database (WAL checkpoint) on exit.
+  stop_listening();
+  cancel_calls();
+  if (gateway_)
+    gateway_->stop();
+  if (engine_)
+    engine_->shutdown();
+  if (demo_)
+    demo_->stop();
+}
+
+caf::actor_system& daemon::system() {
+  return *system_;
+}
+
+transitd::engine& daemon::engine() {
+  return *engine_;
+}
+
+mcp::endpoint& daemon::endpoint() {
+  return *endpoint_;
+}
+
+} // namespace transitd
