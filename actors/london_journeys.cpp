@@ -5,6 +5,7 @@
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
+#include "actors/london_rules.hpp"
 #include "messages/time.hpp"
 
 namespace transitd {
@@ -46,7 +47,10 @@ london_journey_actor::behavior_type london_journeys(
       auto context = request.context;
       ask_provider<journey_plan_reply>(
         self, rp, st.provider, context, st.tool, std::move(request),
-        [](journey_plan_reply& reply) { return std::move(reply); });
+        [](journey_plan_reply& reply) {
+          apply_journey_rules(reply);
+          return std::move(reply);
+        });
       return rp;
     },
   };

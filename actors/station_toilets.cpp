@@ -5,6 +5,7 @@
 #include <caf/typed_event_based_actor.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/london_rules.hpp"
 #include "messages/time.hpp"
 
 namespace transitd {

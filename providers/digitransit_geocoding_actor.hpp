@@ -6,6 +6,7 @@
 #include <string>
 
 #include "messages/interfaces.hpp"
+#include "providers/upstream_call.hpp"
 
 namespace transitd {
 
@@ -21,10 +22,7 @@ struct digitransit_geocoding_options {
 
 struct digitransit_geocoding_state {
   static inline const char* name = "digitransit_geocoding";
-  std::string origin;
-  std::string path;
-  digitransit_geocoding_options options;
-  upstream_gate_actor gate;
+  upstream_client upstream;
 };
 
 geocoding_actor::behavior_type digitransit_geocoding(

@@ -21,26 +21,16 @@ template <class Result, class Parse>
 caf::typed_response_promise<Result>
 post_graphql(routing_pointer self, const call_context& context,
              std::string body, Parse parse) {
-  auto& st = self->state;
-  if (st.origin.empty()) {
+  const auto& up = self->state.upstream;
+  if (auto err = up.unusable()) {
     auto rp = self->make_response_promise<Result>();
-    rp.deliver(make_error(ec::upstream_error,
-                          "the Digitransit routing URL is not usable"));
+    rp.deliver(std::move(*err));
     return rp;
   }
-  http_call call;
-  call.context = context;
-  call.method = "POST";
-  call.origin = st.origin;
-  call.target = st.path;
+  auto call = up.make_call(context, "POST", up.path);
   call.content_type = "application/json";
   call.body = std::move(body);
-  call.timeout_ms = st.options.timeout_ms;
-  if (!st.options.api_key.empty())
-    call.headers.emplace_back("digitransit-subscription-key",
-                              st.options.api_key);
-  return call_upstream<Result>(self, st.gate, std::move(call),
-                               "Digitransit routing", parse);
+  return call_upstream<Result>(self, up.gate, std::move(call), up.name, parse);
 }
 
 } // namespace
@@ -48,15 +38,9 @@ post_graphql(routing_pointer self, const call_context& context,
 digitransit_routing_actor::behavior_type digitransit_routing(
   digitransit_routing_actor::stateful_pointer<digitransit_routing_state> self,
   digitransit_routing_options options, upstream_gate_actor gate) {
-  auto& st = self->state;
-  if (auto url = split_url(options.url)) {
-    st.origin = url->origin;
-    st.path = url->path;
-  } else {
-    spdlog::error("digitransit routing: {}", url.error().message);
-  }
-  st.options = std::move(options);
-  st.gate = std::move(gate);
+  self->state.upstream = upstream_client{
+    "Digitransit routing", options.url, std::move(gate), options.timeout_ms,
+    "digitransit-subscription-key", options.api_key};
   return {
     [self](const stop_departures_query& query) {
       auto stop_id = query.stop_id;
@@ -78,7 +62,7 @@ digitransit_routing_actor::behavior_type digitransit_routing(
     },
     [self](const cancel_call& cancel) {
       // The gate aborts the attempt; the query then ends as cancelled.
-      self->send(self->state.gate, cancel);
+      self->send(self->state.upstream.gate, cancel);
     },
   };
 }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "messages/interfaces.hpp"
+#include "providers/upstream_call.hpp"
 
 namespace transitd {
 
@@ -23,10 +24,7 @@ struct digitransit_routing_options {
 
 struct digitransit_routing_state {
   static inline const char* name = "digitransit_routing";
-  std::string origin;
-  std::string path;
-  digitransit_routing_options options;
-  upstream_gate_actor gate;
+  upstream_client upstream;
 };
 
 digitransit_routing_actor::behavior_type digitransit_routing(

@@ -97,9 +97,6 @@ std::vector<place_suggestion> read_suggestions(const json::value* d) {
     if (!s.parameter_value.empty())
       out.push_back(std::move(s));
   }
-  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-    return a.match_quality > b.match_quality;
-  });
   return out;
 }
 
@@ -147,15 +144,6 @@ outcome<journey_plan_reply> parse_journey_response(const http_response& r) {
     return make_failure(ec::upstream_error, "TfL answer has no journeys");
   for (const auto& j : journeys->get_array())
     reply.journeys.push_back(read_journey(j));
-  // D19: shortest first, ties by arrival; at most five.
-  std::stable_sort(reply.journeys.begin(), reply.journeys.end(),
-                   [](const journey_option& a, const journey_option& b) {
-                     if (a.duration_minutes != b.duration_minutes)
-                       return a.duration_minutes < b.duration_minutes;
-                     return a.arrival_time < b.arrival_time;
-                   });
-  if (reply.journeys.size() > 5)
-    reply.journeys.resize(5);
   return reply;
 }
 

@@ -17,8 +17,9 @@ namespace transitd::tfl {
 std::string make_journey_target(std::string_view base_path,
                                 const journey_plan_request& request);
 
-/// 200 → the top 5 journeys by duration, ties by arrival (D19);
-/// 300 → disambiguation suggestions sorted by matchQuality; other statuses
+/// 200 → the journeys in TfL's order; 300 → the disambiguation suggestions
+/// in TfL's order (D19's ordering is LONDON_JOURNEYS' rule,
+/// actors/london_rules); other statuses
 /// → UPSTREAM_ERROR (TfL's ApiError message, sanitised) or the 429/5xx
 /// mapping.
 outcome<journey_plan_reply> parse_journey_response(const http_response& r);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "messages/interfaces.hpp"
+#include "providers/upstream_call.hpp"
 
 namespace transitd {
 
@@ -19,10 +20,9 @@ struct tfl_journey_options {
 
 struct tfl_journey_state {
   static inline const char* name = "tfl_journey";
-  std::string origin;
-  std::string path;
-  tfl_journey_options options;
-  upstream_gate_actor gate;
+  upstream_client upstream;
+  /// Without a key TfL refuses every call (D18): say so at once.
+  bool key_required = true;
 };
 
 london_journey_actor::behavior_type

@@ -47,17 +47,4 @@ std::string normalise_station_name(std::string_view name);
 /// numbers count only after the word platform(s).
 std::vector<int32_t> extract_platform_numbers(std::string_view location);
 
-struct station_match {
-  /// The one station, when the match is unambiguous.
-  const station_record* station = nullptr;
-  /// Several candidates, best first (D20).
-  std::vector<station_suggestion> suggestions;
-};
-
-/// D20: an exact normalised match wins; otherwise prefix, then word-prefix,
-/// then substring matches; one candidate is the answer, several are
-/// suggestions sorted by match quality.
-station_match match_station(const station_dataset& data,
-                            std::string_view query);
-
 } // namespace transitd

@@ -6,16 +6,74 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include <caf/typed_response_promise.hpp>
 #include <spdlog/spdlog.h>
 
 #include "messages/interfaces.hpp"
+#include "messages/caf_glue.hpp"
 #include "messages/time.hpp"
 #include "providers/upstream_http.hpp"
 
 namespace transitd {
+
+/// What every provider actor keeps to reach its upstream: the URL split
+/// once at start (a bad one is logged, and then every call answers
+/// upstream-error), the gate, the attempt timeout and the key header.
+struct upstream_client {
+  /// For logs and errors ("Digitransit routing").
+  std::string name;
+  std::string origin;
+  std::string path;
+  upstream_gate_actor gate;
+  int32_t timeout_ms = 5000;
+  /// The header carrying the API key, and the key (empty: not sent).
+  std::string key_header;
+  std::string key;
+
+  upstream_client() = default;
+  upstream_client(std::string upstream_name, std::string_view url,
+                  upstream_gate_actor upstream_gate, int32_t attempt_timeout_ms,
+                  std::string api_key_header, std::string api_key)
+    : name(std::move(upstream_name)),
+      gate(std::move(upstream_gate)),
+      timeout_ms(attempt_timeout_ms),
+      key_header(std::move(api_key_header)),
+      key(std::move(api_key)) {
+    if (auto split = split_url(url)) {
+      origin = split->origin;
+      path = split->path;
+    } else {
+      spdlog::error("{}: {}", name, split.error().message);
+    }
+  }
+
+  /// The failure of every call when the URL could not be used.
+  std::optional<caf::error> unusable() const {
+    if (!origin.empty())
+      return std::nullopt;
+    return make_error(ec::upstream_error,
+                      "the " + name + " URL is not usable");
+  }
+
+  /// An attempt of `method` on `target` (path and query, from the origin),
+  /// with the key header when there is a key.
+  http_call make_call(const call_context& context, std::string method,
+                      std::string target) const {
+    http_call call;
+    call.context = context;
+    call.method = std::move(method);
+    call.origin = origin;
+    call.target = std::move(target);
+    call.timeout_ms = timeout_ms;
+    if (!key.empty())
+      call.headers.emplace_back(key_header, key);
+    return call;
+  }
+};
 
 /// `parse(response)` turns any answered HTTP response into
 /// outcome<Result>; transport failures become the contract's codes.
