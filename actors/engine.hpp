@@ -35,7 +35,8 @@ struct engine_config;
 /// What a provider factory gets to build a provider: the actor system, the
 /// engine's configuration, and the UPSTREAM_GATE of a named upstream (made
 /// on first use and shared by every provider of that upstream; the engine
-/// limits, counts, cancels and stops it).
+/// limits, counts, cancels and stops it). Valid only during the factory
+/// call: keep copies of what the provider needs, never the context.
 struct provider_context {
   caf::actor_system& system;
   const engine_config& config;

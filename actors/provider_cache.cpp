@@ -155,7 +155,10 @@ caf::result<Result> serve(Self* self, const Upstream& upstream,
         auto& k = *kind_ptr;
         if (k.ttl_ms > 0) {
           auto bytes = serialise(result).size() + key.size();
-          k.store.put(key, {upstream_query, result}, bytes,
+          // The entry outlives the call: not its progress stream.
+          auto kept = upstream_query;
+          kept.context.progress.reset();
+          k.store.put(key, {std::move(kept), result}, bytes,
                       clock_ms(self) + k.ttl_ms);
         }
         auto it = k.flights.find(key);

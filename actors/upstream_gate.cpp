@@ -320,7 +320,8 @@ upstream_gate(upstream_gate_actor::stateful_pointer<upstream_gate_state> self,
       auto& st = self->state;
       std::vector<uint64_t> waiting;
       for (auto& [id, entry] : st.calls) {
-        if (entry.call.context.correlation_id != request.correlation_id
+        if (!cancel_covers(request.correlation_id,
+                           entry.call.context.correlation_id)
             || entry.cancelled)
           continue;
         entry.cancelled = true;

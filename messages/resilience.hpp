@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -57,6 +58,19 @@ struct cancel_call {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, cancel_call& x) {
   return f(x.correlation_id);
+}
+
+/// Whether cancelling the call `cancelled` stops work running under `id`:
+/// the call's own id, or one of its own sub-queries ("<id>:relaxed", the
+/// relaxed plan query), but never a flight shared with other callers
+/// ("<id>:shared", which the caches cancel when its last waiter leaves).
+inline bool cancel_covers(std::string_view cancelled, std::string_view id) {
+  if (id == cancelled)
+    return true;
+  return id.size() > cancelled.size() + 1
+         && id.substr(0, cancelled.size()) == cancelled
+         && id[cancelled.size()] == ':'
+         && id.substr(cancelled.size() + 1) != "shared";
 }
 
 /// Internal timer of UPSTREAM_GATE: resume the call `id` (after a backoff

@@ -9,10 +9,30 @@ namespace urls = boost::urls;
 
 namespace transitd {
 
+namespace {
+
+/// Without an authority ("key:secret@host/x" reads as scheme "key" and a
+/// path): drop everything up to the last '@' before the first '/', and any
+/// query or fragment, so nothing that may be a secret is shown.
+std::string redact_without_authority(std::string_view text) {
+  auto end = text.find_first_of("?#");
+  auto shown = text.substr(0, end);
+  auto slash = shown.find('/');
+  auto at = shown.substr(0, slash).rfind('@');
+  if (at != std::string_view::npos)
+    shown = shown.substr(at + 1);
+  std::string out{shown};
+  if (end != std::string_view::npos)
+    out += "?...";
+  return out;
+}
+
+} // namespace
+
 std::string redact_url(std::string_view text) {
   auto parsed = urls::parse_uri_reference(text);
-  if (!parsed)
-    return "(not a URL)"; // nothing of it, which might be a secret
+  if (!parsed || !parsed->has_authority())
+    return redact_without_authority(text);
   urls::url u{*parsed};
   bool hidden = u.has_query() || u.has_fragment();
   u.remove_userinfo();
@@ -46,7 +66,10 @@ outcome<endpoint> split_url(std::string_view text) {
     return invalid("must not carry user information (user:password@); give "
                    "API keys through their own settings");
   endpoint result;
-  result.origin = std::string{u.scheme()} + "://"
+  // Lower case: the HTTP client reads only "http" and "https".
+  result.origin = std::string{u.scheme_id() == urls::scheme::https
+                                ? "https://"
+                                : "http://"}
                   + std::string{u.encoded_host_and_port()};
   result.path = std::string{u.encoded_path()};
   while (!result.path.empty() && result.path.back() == '/')

@@ -159,6 +159,17 @@ daemon::daemon(daemon_config config, const env_lookup& env)
                               variables_path, station_dir)));
   spdlog::info("saved variables: {}", variables_path);
 
+  try {
+    wire(station_dir, routing_demo, geocoding_demo, tfl_demo);
+  } catch (...) {
+    stop(); // the engine's actors exit, so the actor system can end
+    throw;
+  }
+}
+
+void daemon::wire(const std::string& station_dir, bool routing_demo,
+                  bool geocoding_demo, bool tfl_demo) {
+  const auto& cfg = config_;
   gateway_ = std::make_unique<gateway>(*system_, engine_->router,
                                        cfg.gateway_shards);
   catalog_ = std::make_unique<mcp::tool_catalog>(
@@ -209,13 +220,8 @@ daemon::daemon(daemon_config config, const env_lookup& env)
     return ops_->metrics(r);
   };
   routes.ready = [this](const mcp::http_request& r) { return ops_->ready(r); };
-  try {
-    server_ = std::make_unique<http_server>(server_opts, routes);
-    port_ = server_->bind();
-  } catch (...) {
-    stop();
-    throw;
-  }
+  server_ = std::make_unique<http_server>(server_opts, routes);
+  port_ = server_->bind();
 }
 
 daemon::~daemon() {
@@ -233,6 +239,10 @@ daemon::~daemon() {
 
 void daemon::run() {
   server_->run();
+}
+
+bool daemon::running() const {
+  return server_ && server_->running();
 }
 
 void daemon::stop_listening() {

@@ -54,6 +54,9 @@ public:
   /// the demo upstream. Idempotent.
   void stop();
 
+  /// Whether run() is serving (stop_listening() before that stops
+  /// nothing).
+  bool running() const;
   /// The port the listener is bound to.
   int port() const {
     return port_;
@@ -71,6 +74,10 @@ public:
   mcp::endpoint& endpoint();
 
 private:
+  /// Everything past the engine: gateway, endpoint, ops, HTTP server.
+  void wire(const std::string& station_dir, bool routing_demo,
+            bool geocoding_demo, bool tfl_demo);
+
   daemon_config config_;
   std::unique_ptr<mock::mock_upstream> demo_;
   std::unique_ptr<caf::actor_system_config> caf_config_;

@@ -45,6 +45,15 @@ void event_stream::close() {
   signal(fd_);
 }
 
+void event_stream::close_with(std::string_view last) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  if (closed_)
+    return;
+  pending_.append(last);
+  closed_ = true;
+  signal(fd_);
+}
+
 bool event_stream::take(std::string& out) {
   std::uint64_t count;
   [[maybe_unused]] auto n = ::read(fd_, &count, sizeof(count));

@@ -23,6 +23,9 @@ public:
   void push(std::string_view event);
   /// No event follows: the reply ends once the pending text is out.
   void close();
+  /// Appends the last event and closes, at once: nothing pushed from
+  /// another thread meanwhile can come after it.
+  void close_with(std::string_view last);
 
   /// Moves the text pushed since the last take() into `out` (replacing
   /// it); false once the stream is closed and nothing is left.

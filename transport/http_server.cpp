@@ -41,6 +41,9 @@ bool stream_events(const std::shared_ptr<mcp::event_stream>& stream,
   std::string part;
   for (;;) {
     bool more = stream->take(part);
+    // Each event gets the usual time to go out, however long the call.
+    if (connection != nullptr)
+      connection->end_handler();
     if (!part.empty()
         && (!sink.write(part.data(), part.size())
             || (connection != nullptr && !connection->flush()))) {
@@ -55,8 +58,13 @@ bool stream_events(const std::shared_ptr<mcp::event_stream>& stream,
     pollfd fds[2] = {{stream->fd(), POLLIN, 0},
                      {connection != nullptr ? connection->fd() : -1,
                       POLLRDHUP, 0}};
-    if (::poll(fds, 2, -1) < 0 && errno != EINTR)
-      continue;
+    if (::poll(fds, 2, -1) < 0) {
+      if (errno == EINTR)
+        continue;
+      if (hangup)
+        hangup->cancel();
+      return false;
+    }
     if ((fds[1].revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0) {
       if (hangup)
         hangup->cancel();
@@ -262,6 +270,10 @@ int http_server::bind() {
 
 void http_server::run() {
   server_->listen_after_bind();
+}
+
+bool http_server::running() const {
+  return server_ && server_->is_running();
 }
 
 void http_server::stop() {

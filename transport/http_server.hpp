@@ -78,6 +78,8 @@ public:
   void run();
 
   void stop();
+  /// Whether run() is accepting connections.
+  bool running() const;
 
 private:
   http_server_options options_;

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cctype>
 #include <condition_variable>
+#include <system_error>
 
 #include <spdlog/spdlog.h>
 
@@ -730,8 +731,24 @@ std::optional<http_reply> endpoint::call_tool(const std::string& session_id,
   // starts now: each step and log line goes out as it happens, the result
   // last.
   std::shared_ptr<event_stream> stream;
-  if (progress_token || log_level)
-    stream = std::make_shared<event_stream>();
+  if (progress_token || log_level) {
+    try {
+      stream = std::make_shared<event_stream>();
+    } catch (const std::system_error& ex) {
+      // No descriptor left: the call fails here and leaves nothing behind.
+      {
+        std::lock_guard<std::mutex> guard{sessions_mutex_};
+        if (auto s = sessions_.find(session_id); s != sessions_.end())
+          s->second.in_flight.erase(cancel);
+      }
+      spdlog::error("[{}] tools/call {}: {}", context.correlation_id, name,
+                    ex.what());
+      return json_reply(200, json_rpc::make_error(
+                               id, json_rpc::internal_error,
+                               "Internal error: no resources for the event "
+                               "stream; retry later"));
+    }
+  }
   if (progress_token)
     context.progress = std::make_shared<stream_progress>(stream,
                                                          *progress_token);
@@ -768,9 +785,10 @@ std::optional<http_reply> endpoint::call_tool(const std::string& session_id,
       return;
     auto response = finish_call(*call, std::move(outcome));
     if (call->stream) {
-      if (!response.empty())
-        call->stream->push(sse_event(response));
-      call->stream->close();
+      // The result is the last event: a late progress note from another
+      // thread is dropped, not sent after it.
+      call->stream->close_with(response.empty() ? std::string{}
+                                                : sse_event(response));
       return;
     }
     http_reply reply;

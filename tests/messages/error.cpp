@@ -1,4 +1,5 @@
 #include "messages/error.hpp"
+#include "messages/resilience.hpp"
 
 #include <set>
 #include <string>
@@ -46,4 +47,15 @@ TEST_CASE("outcome holds a value or a failure", "[errors]") {
   REQUIRE_FALSE(bad);
   CHECK(bad.error().code == ec::upstream_error);
   CHECK(bad.error().message == "boom");
+}
+
+TEST_CASE("cancelling a call covers its own sub-queries, not shared flights",
+          "[resilience][cancel]") {
+  CHECK(cancel_covers("abc", "abc"));
+  CHECK(cancel_covers("abc", "abc:relaxed"));
+  CHECK_FALSE(cancel_covers("abc", "abc:shared"));
+  CHECK_FALSE(cancel_covers("abc", "abcd"));
+  CHECK_FALSE(cancel_covers("abc", "abc:"));
+  CHECK_FALSE(cancel_covers("abc:relaxed", "abc"));
+  CHECK(cancel_covers("abc:relaxed", "abc:relaxed"));
 }

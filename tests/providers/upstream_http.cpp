@@ -68,6 +68,17 @@ TEST_CASE("URLs with credentials are refused, and never shown whole",
         == "https://host:8443/p?...");
   CHECK(redact_url("http://127.0.0.1:8081") == "http://127.0.0.1:8081");
   CHECK(redact_url("host?key=s3cret") == "host?...");
+  // Without "//" the credentials would read as a scheme and a path.
+  CHECK(redact_url("key:s3cret@api.tfl.gov.uk/x") == "api.tfl.gov.uk/x");
+  CHECK(redact_url("not a url?key=s3cret") == "not a url?...");
+  auto no_slashes = split_url("key:s3cret@api.tfl.gov.uk/x");
+  REQUIRE_FALSE(no_slashes);
+  CHECK(no_slashes.error().message.find("s3cret") == std::string::npos);
+  // Any case of scheme, one spelling for the HTTP client.
+  auto upper = split_url("HTTPS://API.example.com/v1");
+  REQUIRE(upper);
+  CHECK(upper->origin.rfind("https://", 0) == 0);
+  CHECK(url_encode("a b/ä~") == "a%20b%2F%C3%A4~");
 }
 
 TEST_CASE("upstream text is made safe to show", "[upstream_http]") {

@@ -94,6 +94,11 @@ daemon_harness::daemon_harness(harness_options options) {
   daemon_ = std::make_unique<transitd::daemon>(cfg, no_environment);
   port_ = daemon_->port();
   server_thread_ = std::thread{[this] { daemon_->run(); }};
+  // Until it listens, stop_listening() would stop nothing and the join in
+  // the destructor would wait forever.
+  for (int i = 0; i < 5000 && !daemon_->running(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds{1});
+  REQUIRE(daemon_->running());
 }
 
 daemon_harness::~daemon_harness() {

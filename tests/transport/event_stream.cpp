@@ -58,3 +58,11 @@ TEST_CASE("drain collects what another thread pushes until it closes",
     expected += std::to_string(i) + ";";
   CHECK(all == expected);
 }
+
+TEST_CASE("close_with makes its event the last one", "[event_stream]") {
+  event_stream s;
+  s.push("progress;");
+  s.close_with("result;");
+  s.push("late progress;"); // another thread, just after: dropped
+  CHECK(s.drain() == "progress;result;");
+}
