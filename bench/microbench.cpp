@@ -18,6 +18,7 @@
 #include "providers/upstream_http.hpp"
 #include "transport/departures_json.hpp"
 #include "transport/json_rpc.hpp"
+#include "transport/json_text.hpp"
 
 namespace json = boost::json;
 using namespace transitd;
@@ -65,8 +66,11 @@ TEST_CASE("micro-benchmarks") {
     return build_departures_board(request, upstream, now).departures.size();
   };
   auto reply = build_departures_board(request, upstream, now);
-  BENCHMARK("render reply → JSON text") {
+  BENCHMARK("render reply → JSON text (boost::json::serialize)") {
     return json::serialize(mcp::to_json(reply)).size();
+  };
+  BENCHMARK("render reply → JSON text (json_text, as served)") {
+    return mcp::json_text(mcp::to_json(reply)).size();
   };
   BENCHMARK("json-rpc result serialise") {
     return json::serialize(

@@ -1,5 +1,6 @@
 #include "transport/json_text.hpp"
 
+#include <array>
 #include <charconv>
 #include <cmath>
 
@@ -9,13 +10,23 @@ namespace transitd::mcp {
 
 namespace {
 
+/// Characters a JSON string must escape: controls, quote, backslash.
+constexpr std::array<bool, 256> escaped_chars = [] {
+  std::array<bool, 256> table{};
+  for (int c = 0; c < 0x20; ++c)
+    table[c] = true;
+  table['"'] = true;
+  table['\\'] = true;
+  return table;
+}();
+
 void append_string(std::string& out, json::string_view s) {
   static constexpr char hex[] = "0123456789abcdef";
   out += '"';
   auto plain = s.begin();
   for (auto it = s.begin(); it != s.end(); ++it) {
     auto c = static_cast<unsigned char>(*it);
-    if (c >= 0x20 && c != '"' && c != '\\')
+    if (!escaped_chars[c])
       continue;
     out.append(plain, it);
     plain = it + 1;
@@ -110,6 +121,8 @@ void append_json(std::string& out, const json::value& v) {
 
 std::string json_text(const json::value& v) {
   std::string out;
+  // One allocation for a typical reply instead of a dozen doublings.
+  out.reserve(4096);
   append_json(out, v);
   return out;
 }
