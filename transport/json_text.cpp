@@ -127,6 +127,13 @@ std::string json_text(const json::value& v) {
   return out;
 }
 
+std::string json_string(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 8 + 2);
+  append_string(out, json::string_view{text.data(), text.size()});
+  return out;
+}
+
 double decimals(double v, int places) {
   if (!std::isfinite(v))
     return v;

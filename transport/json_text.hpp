@@ -6,6 +6,7 @@
 // (`decimals`), so coordinates come out as 60.169653, not 60.16965252881389.
 
 #include <string>
+#include <string_view>
 
 #include <boost/json/value.hpp>
 
@@ -17,6 +18,10 @@ void append_json(std::string& out, const boost::json::value& v);
 
 /// `v` as compact JSON text (see append_json).
 std::string json_text(const boost::json::value& v);
+
+/// `text` as a JSON string literal (quoted and escaped), without building
+/// a JSON value for it: the text block of every tool result.
+std::string json_string(std::string_view text);
 
 /// `v` rounded to `places` decimal places (half away from zero), for
 /// rendering: coordinates 6, confidences 3, scores 2.

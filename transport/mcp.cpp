@@ -131,7 +131,7 @@ std::string call_response_text(const json::value& id,
   // envelope as a DOM would copy the output and serialise it twice.
   auto body = json_text(outcome.is_error ? outcome.error_body
                                          : outcome.structured);
-  auto text = json_text(json::string_view{body});
+  auto text = json_string(body);
   std::string out;
   out.reserve(body.size() + text.size() + 128);
   out += R"({"jsonrpc":"2.0","id":)";

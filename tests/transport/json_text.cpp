@@ -41,3 +41,11 @@ TEST_CASE("the text reads back to the same value", "[json_text]") {
   CHECK(text.find("\\u0001") != std::string::npos);
   CHECK(json_text(json::value(std::nan(""))) == "null");
 }
+
+TEST_CASE("a text block is one escaped string literal", "[json_text]") {
+  std::string text = R"({"a":"b\"c"})" "\n";
+  auto literal = json_string(text);
+  CHECK(literal.front() == '"');
+  CHECK(json::parse(literal).as_string() == text);
+  CHECK(literal == json::serialize(json::string_view{text}));
+}
