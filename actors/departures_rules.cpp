@@ -16,21 +16,12 @@ std::optional<failure> validate(const get_departures_request& request) {
                             "stop id such as \"HSL:1040129\""
                           : "stop label missing: stop.value must name a saved "
                             "stop");
-  if (request.window_minutes < departures_min_window
-      || request.window_minutes > departures_max_window)
-    return make_failure(ec::validation_error,
-                        "windowMinutes must be between 1 and 120, got "
-                          + std::to_string(request.window_minutes));
-  if (request.limit < departures_min_limit
-      || request.limit > departures_max_limit)
-    return make_failure(ec::validation_error,
-                        "limit must be between 1 and 50, got "
-                          + std::to_string(request.limit));
-  if (!is_supported_language(request.language))
-    return make_failure(ec::validation_error,
-                        "language must be one of fi, sv, en; got \""
-                          + request.language + "\"");
-  return std::nullopt;
+  if (auto bad = check_range("windowMinutes", request.window_minutes,
+                             departures_window))
+    return bad;
+  if (auto bad = check_range("limit", request.limit, departures_limit))
+    return bad;
+  return check_choice("language", request.language, choice_list(languages));
 }
 
 stop_departures_query make_query(const get_departures_request& request,

@@ -12,10 +12,6 @@
 
 namespace transitd {
 
-inline constexpr int32_t departures_min_window = 1;
-inline constexpr int32_t departures_max_window = 120;
-inline constexpr int32_t departures_min_limit = 1;
-inline constexpr int32_t departures_max_limit = 50;
 /// |delay| above this many seconds is "delayed" (rule 2, D7).
 inline constexpr int32_t on_time_tolerance_seconds = 60;
 

@@ -19,9 +19,7 @@ namespace transitd {
 namespace {
 
 std::vector<rate_limit> limits_of(const engine_config& config) {
-  std::vector<rate_limit> limits;
-  for (const auto& [tool, tps] : config.tool_tps)
-    limits.push_back({tool_key(tool), tps, tps});
+  auto limits = tool_limits(config.tools);
   for (const auto& [upstream, tps] : config.upstream_tps)
     limits.push_back({upstream_key(upstream), tps, tps});
   return limits;
@@ -157,13 +155,10 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   targets.london_journeys = result.london_journeys;
   targets.variable_store = result.variable_store;
   targets.limiter = result.limiter;
-  for (const auto& [tool, tps] : config.tool_tps)
-    if (tps > 0)
-      targets.limited_tools.push_back(tool);
   targets.cancel_listeners = {result.timetable_cache, result.geocoding_cache};
   targets.cancel_listeners.insert(targets.cancel_listeners.end(),
                                   all_gates.begin(), all_gates.end());
-  targets.timeouts_ms = config.tool_timeouts_ms;
+  targets.tools = config.tools;
   targets.default_timeout_ms = config.tool_timeout_ms;
   result.router = system.spawn(tool_router, std::move(targets));
   return result;

@@ -20,6 +20,7 @@
 #include "messages/interfaces.hpp"
 #include "actors/provider_cache.hpp"
 #include "actors/rate_limiter.hpp"
+#include "actors/tool_router.hpp"
 #include "actors/upstream_gate.hpp"
 #include "actors/station_toilets.hpp"
 #include "actors/trip_rules.hpp"
@@ -75,14 +76,13 @@ struct engine_config {
   variable_store_options variables;
   /// Detached HTTP workers per upstream (its maximum concurrency).
   std::size_t http_workers_per_upstream = 8;
-  /// Deadline of a tool call that arrives without one, by tool name
-  /// (tool_router.hpp's tool_names); others use `tool_timeout_ms`.
+  /// Deadline of a tool call that arrives without one, unless its tool's
+  /// settings say otherwise.
   int32_t tool_timeout_ms = 10000;
-  std::map<std::string, int32_t> tool_timeouts_ms{{"plan_trip", 8000}};
-  /// Inbound calls per second by tool name (burst: one second's worth);
-  /// tools not listed are unlimited.
-  std::map<std::string, double> tool_tps{{"planJourney", 5},
-                                         {"stationToilets", 10}};
+  /// Labels, deadlines and inbound limits by tool, keyed by the request the
+  /// tool takes: `tools[tool_of<plan_trip_request>()] = {"trips", 8000}`.
+  /// Tools not listed are unlimited.
+  tool_settings_map tools;
   /// Outbound requests per second by upstream ("digitransit-routing",
   /// "digitransit-geocoding", "tfl"); upstreams not listed are unlimited.
   std::map<std::string, double> upstream_tps;

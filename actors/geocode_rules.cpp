@@ -17,31 +17,17 @@ std::string trim(const std::string& text) {
   return text.substr(begin, end - begin + 1);
 }
 
-std::size_t utf8_length(const std::string& text) {
-  std::size_t n = 0;
-  for (unsigned char c : text)
-    n += (c & 0xC0) != 0x80 ? 1 : 0;
-  return n;
-}
-
 } // namespace
 
 std::optional<failure> normalise_and_validate(geocode_request& request) {
   request.text = trim(request.text);
-  if (request.text.empty())
-    return make_failure(ec::validation_error,
-                        "text must not be empty (after trimming)");
-  if (utf8_length(request.text) > geocode_max_text)
-    return make_failure(ec::validation_error,
-                        "text must be at most 200 characters");
-  if (request.size < 1)
-    return make_failure(ec::validation_error,
-                        "size must be at least 1, got "
-                          + std::to_string(request.size));
-  if (!is_supported_language(request.language))
-    return make_failure(ec::validation_error,
-                        "language must be one of fi, sv, en; got \""
-                          + request.language + "\"");
+  if (auto bad = check_length("text", request.text, geocode_text))
+    return bad;
+  if (auto bad = check_range("size", request.size, geocode_size))
+    return bad;
+  if (auto bad = check_choice("language", request.language,
+                              choice_list(languages)))
+    return bad;
   if (request.focus)
     if (auto bad = validate_coordinate(*request.focus, "focus"))
       return bad;

@@ -8,9 +8,6 @@
 
 namespace transitd {
 
-inline constexpr int32_t geocode_size_cap = 40;
-inline constexpr std::size_t geocode_max_text = 200;
-inline constexpr std::size_t geocode_max_layers = 8;
 /// Confidences closer than this tie; the focus distance decides (rule 2).
 inline constexpr double geocode_confidence_tie = 0.01;
 

@@ -17,10 +17,8 @@ std::optional<failure> check_place(const std::string& value,
   if (value.find_first_not_of(" \t\r\n") == std::string::npos)
     return make_failure(ec::validation_error,
                         std::string{field} + " must not be empty");
-  if (value.size() > 200)
-    return make_failure(ec::validation_error,
-                        std::string{field} + " must be at most 200 "
-                                             "characters");
+  if (auto bad = check_length(field, value, london_place_text))
+    return bad;
   for (unsigned char c : value)
     if (c < 0x20)
       return make_failure(ec::validation_error,

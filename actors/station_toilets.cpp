@@ -29,9 +29,8 @@ station_toilets_actor::behavior_type station_toilets(
       if (first == std::string::npos)
         return make_error(ec::validation_error,
                           "stationName must not be empty");
-      if (name.size() > 200)
-        return make_error(ec::validation_error,
-                          "stationName must be at most 200 characters");
+      if (auto bad = check_length("stationName", name, london_place_text))
+        return to_error(*bad);
       if (!st.data)
         return to_error(*st.load_failure);
       auto match = match_station(*st.data, name);

@@ -8,34 +8,24 @@ namespace transitd {
 std::optional<failure> validate_coordinate(const coordinate& c,
                                            std::string_view field) {
   auto name = std::string{field};
-  if (!std::isfinite(c.lat) || c.lat < -90 || c.lat > 90)
-    return make_failure(ec::validation_error,
-                        name + ".lat must be between -90 and 90");
-  if (!std::isfinite(c.lon) || c.lon < -180 || c.lon > 180)
-    return make_failure(ec::validation_error,
-                        name + ".lon must be between -180 and 180");
-  return std::nullopt;
+  if (auto bad = check_range(name + ".lat", c.lat, latitude_range))
+    return bad;
+  return check_range(name + ".lon", c.lon, longitude_range);
 }
 
 std::optional<failure> validate(const find_stops_request& request) {
   if (auto bad = validate_coordinate(request.center, "coordinate"))
     return bad;
-  if (request.radius < 1 || request.radius > stops_max_radius)
-    return make_failure(ec::validation_error,
-                        "radius must be between 1 and 3000 meters, got "
-                          + std::to_string(request.radius));
-  if (request.max_results < 1 || request.max_results > stops_max_results)
-    return make_failure(ec::validation_error,
-                        "maxResults must be between 1 and 50, got "
-                          + std::to_string(request.max_results));
-  if (request.text_filter && request.text_filter->size() > 200)
-    return make_failure(ec::validation_error,
-                        "textFilter must be at most 200 characters");
-  if (!is_supported_language(request.language))
-    return make_failure(ec::validation_error,
-                        "language must be one of fi, sv, en; got \""
-                          + request.language + "\"");
-  return std::nullopt;
+  if (auto bad = check_range("radius", request.radius, stops_radius))
+    return bad;
+  if (auto bad = check_range("maxResults", request.max_results,
+                             stops_max_results))
+    return bad;
+  if (request.text_filter)
+    if (auto bad = check_length("textFilter", *request.text_filter,
+                                stops_text_filter))
+      return bad;
+  return check_choice("language", request.language, choice_list(languages));
 }
 
 nearby_stops_query make_query(const find_stops_request& request) {
@@ -46,7 +36,7 @@ nearby_stops_query make_query(const find_stops_request& request) {
   query.language = request.language;
   query.modes = request.include_modes;
   // A text filter works on what comes back: ask for all we may return.
-  query.max_results = request.text_filter ? stops_max_results
+  query.max_results = request.text_filter ? stops_max_results.max
                                           : request.max_results;
   return query;
 }

@@ -10,10 +10,6 @@
 
 namespace transitd {
 
-inline constexpr int32_t stops_max_radius = 3000;
-inline constexpr int32_t stops_max_results = 50;
-/// More stops are never returned (D9).
-inline constexpr int32_t stops_output_cap = 25;
 
 /// Coordinate range check shared by the tools; `field` names it in errors.
 std::optional<failure> validate_coordinate(const coordinate& c,

@@ -21,6 +21,21 @@ void stamp(call_context& context, int32_t timeout_ms) {
     context.deadline_ms = context.received_ms + timeout_ms;
 }
 
+std::string tool_limit_key(std::type_index tool,
+                           const tool_settings& settings) {
+  return tool_key(settings.label.empty() ? std::string{tool.name()}
+                                         : settings.label);
+}
+
+std::vector<rate_limit> tool_limits(const tool_settings_map& tools) {
+  std::vector<rate_limit> limits;
+  for (const auto& [tool, settings] : tools)
+    if (settings.tps > 0)
+      limits.push_back({tool_limit_key(tool, settings), settings.tps,
+                        settings.tps});
+  return limits;
+}
+
 namespace {
 
 using router_pointer
@@ -30,18 +45,22 @@ using router_pointer
 /// limited. A refused permit is rate-limited with retryAfter in seconds.
 template <class Reply, class Target, class Request>
 caf::result<Reply> route(router_pointer self, const Target& target,
-                         Request& request, const char* tool) {
+                         Request& request) {
   auto& t = self->state.targets;
-  auto timeout = t.default_timeout_ms;
-  if (auto it = t.timeouts_ms.find(tool); it != t.timeouts_ms.end())
-    timeout = it->second;
+  auto it = t.tools.find(tool_of<Request>());
+  const tool_settings* settings = it != t.tools.end() ? &it->second
+                                                      : nullptr;
+  auto timeout = settings != nullptr && settings->timeout_ms > 0
+                   ? settings->timeout_ms
+                   : t.default_timeout_ms;
   stamp(request.context, timeout);
-  if (std::find(t.limited_tools.begin(), t.limited_tools.end(), tool)
-      == t.limited_tools.end())
+  if (settings == nullptr || settings->tps <= 0)
     return self->delegate(target, std::move(request));
   auto rp = self->template make_response_promise<Reply>();
-  std::string name = tool;
-  self->request(t.limiter, std::chrono::seconds{5}, acquire_permit{tool_key(name)})
+  auto name = settings->label.empty() ? std::string{"this tool"}
+                                      : settings->label;
+  self->request(t.limiter, std::chrono::seconds{5},
+                acquire_permit{tool_limit_key(it->first, *settings)})
     .then(
       [rp, target, request, name](permit p) mutable {
         if (p.granted) {
@@ -65,48 +84,34 @@ tool_router_actor::behavior_type
 tool_router(tool_router_actor::stateful_pointer<tool_router_state> self,
             tool_router_targets targets) {
   self->state.targets = std::move(targets);
-  namespace n = tool_names;
+  auto& t = self->state.targets;
   return {
-    [self](get_departures_request& request) {
-      return route<get_departures_reply>(
-        self, self->state.targets.departures_board, request,
-        n::get_departures);
+    [self, &t](get_departures_request& r) {
+      return route<get_departures_reply>(self, t.departures_board, r);
     },
-    [self](find_stops_request& request) {
-      return route<find_stops_reply>(self, self->state.targets.stop_finder,
-                                     request, n::find_stops);
+    [self, &t](find_stops_request& r) {
+      return route<find_stops_reply>(self, t.stop_finder, r);
     },
-    [self](geocode_request& request) {
-      return route<geocode_reply>(self, self->state.targets.address_geocoder,
-                                  request, n::geocode_address);
+    [self, &t](geocode_request& r) {
+      return route<geocode_reply>(self, t.address_geocoder, r);
     },
-    [self](plan_trip_request& request) {
-      return route<plan_trip_reply>(self, self->state.targets.trip_planner,
-                                    request, n::plan_trip);
+    [self, &t](plan_trip_request& r) {
+      return route<plan_trip_reply>(self, t.trip_planner, r);
     },
-    [self](station_toilets_request& request) {
-      return route<station_toilets_reply>(
-        self, self->state.targets.station_toilets, request,
-        n::station_toilets);
+    [self, &t](station_toilets_request& r) {
+      return route<station_toilets_reply>(self, t.station_toilets, r);
     },
-    [self](journey_plan_request& request) {
-      return route<journey_plan_reply>(
-        self, self->state.targets.london_journeys, request, n::plan_journey);
+    [self, &t](journey_plan_request& r) {
+      return route<journey_plan_reply>(self, t.london_journeys, r);
     },
-    [self](save_variable_request& request) {
-      return route<save_variable_reply>(
-        self, self->state.targets.variable_store, request,
-        n::save_user_variable);
+    [self, &t](save_variable_request& r) {
+      return route<save_variable_reply>(self, t.variable_store, r);
     },
-    [self](get_variables_request& request) {
-      return route<get_variables_reply>(
-        self, self->state.targets.variable_store, request,
-        n::get_user_variables);
+    [self, &t](get_variables_request& r) {
+      return route<get_variables_reply>(self, t.variable_store, r);
     },
-    [self](delete_variable_request& request) {
-      return route<delete_variable_reply>(
-        self, self->state.targets.variable_store, request,
-        n::delete_user_variable);
+    [self, &t](delete_variable_request& r) {
+      return route<delete_variable_reply>(self, t.variable_store, r);
     },
     [self](const cancel_call& request) {
       for (const auto& listener : self->state.targets.cancel_listeners)

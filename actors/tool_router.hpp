@@ -7,11 +7,40 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <typeindex>
 #include <vector>
 
+#include "actors/rate_limiter.hpp"
 #include "messages/interfaces.hpp"
 
 namespace transitd {
+
+/// One tool's settings in the engine. The engine knows a tool by the
+/// request it takes; what it is called is the embedder's choice (the daemon
+/// uses the MCP tool name).
+struct tool_settings {
+  /// How rate-limit errors, limiter counters and metrics name the tool.
+  std::string label;
+  /// Deadline of a call that arrives without one; 0: the engine default.
+  int32_t timeout_ms = 0;
+  /// Inbound calls per second (burst: one second's worth); 0: unlimited.
+  double tps = 0;
+};
+
+/// Tool settings by the request type of the tool (`tool_of<Request>()`).
+using tool_settings_map = std::map<std::type_index, tool_settings>;
+
+template <class Request>
+std::type_index tool_of() {
+  return std::type_index{typeid(Request)};
+}
+
+/// The rate limiter's key for a tool: "tool:<label>" (a tool without a
+/// label is keyed by its request type, so that no two tools share one).
+std::string tool_limit_key(std::type_index tool, const tool_settings& settings);
+
+/// RATE_LIMITER's limits for the tools with a tps.
+std::vector<rate_limit> tool_limits(const tool_settings_map& tools);
 
 /// Who TOOL_ROUTER talks to, and its per-tool settings.
 struct tool_router_targets {
@@ -22,14 +51,13 @@ struct tool_router_targets {
   station_toilets_actor station_toilets;
   london_journey_actor london_journeys;
   variable_store_actor variable_store;
-  /// Inbound limits; asked only for tools in `limited_tools`.
+  /// Inbound limits; asked only for tools whose settings have a tps.
   rate_limiter_actor limiter;
-  std::vector<std::string> limited_tools;
   /// Told about every cancel_call.
   std::vector<cancel_listener_actor> cancel_listeners;
-  /// Deadline of a call that arrives without one, by tool name; tools not
-  /// listed use `default_timeout_ms`.
-  std::map<std::string, int32_t> timeouts_ms;
+  /// Labels, deadlines and limits by tool; tools not listed are unlimited
+  /// and take `default_timeout_ms`.
+  tool_settings_map tools;
   int32_t default_timeout_ms = 10000;
 };
 
@@ -45,18 +73,5 @@ tool_router(tool_router_actor::stateful_pointer<tool_router_state> self,
 /// Fills in a correlation id, the receive time and the deadline
 /// (`timeout_ms` after receipt) when the caller left them empty.
 void stamp(call_context& context, int32_t timeout_ms);
-
-/// The tool names TOOL_ROUTER uses for limits and timeouts (the MCP names).
-namespace tool_names {
-inline constexpr const char* get_departures = "get_departures";
-inline constexpr const char* find_stops = "find_stops";
-inline constexpr const char* geocode_address = "geocode_address";
-inline constexpr const char* plan_trip = "plan_trip";
-inline constexpr const char* station_toilets = "stationToilets";
-inline constexpr const char* plan_journey = "planJourney";
-inline constexpr const char* save_user_variable = "save_user_variable";
-inline constexpr const char* get_user_variables = "get_user_variables";
-inline constexpr const char* delete_user_variable = "delete_user_variable";
-} // namespace tool_names
 
 } // namespace transitd

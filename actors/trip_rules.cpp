@@ -33,26 +33,23 @@ std::optional<failure> validate(const plan_trip_request& request) {
     }
   }
   const auto& c = request.constraints;
-  if (request.limit < 1 || request.limit > plan_max_limit)
-    return invalid("limit must be between 1 and 3, got "
-                   + std::to_string(request.limit));
-  if (c.max_walking_distance < 1 || c.max_walking_distance > plan_max_walk)
-    return invalid("constraints.maxWalkingDistance must be between 1 and "
-                   "3000 meters, got "
-                   + std::to_string(c.max_walking_distance));
-  if (c.max_transfers < 0 || c.max_transfers > plan_max_transfers)
-    return invalid("constraints.maxTransfers must be between 0 and 8, got "
-                   + std::to_string(c.max_transfers));
-  if (c.optimize != "balanced" && c.optimize != "few_transfers"
-      && c.optimize != "shortest_time")
-    return invalid("constraints.optimize must be balanced, few_transfers or "
-                   "shortest_time; got \"" + c.optimize + "\"");
-  if (!is_supported_language(c.language))
-    return invalid("constraints.language must be one of fi, sv, en; got \""
-                   + c.language + "\"");
-  if (request.when_type != "depart" && request.when_type != "arrive")
-    return invalid("when.type must be depart or arrive, got \""
-                   + request.when_type + "\"");
+  if (auto bad = check_range("limit", request.limit, plan_limit))
+    return bad;
+  if (auto bad = check_range("constraints.maxWalkingDistance",
+                             c.max_walking_distance, plan_max_walk))
+    return bad;
+  if (auto bad = check_range("constraints.maxTransfers", c.max_transfers,
+                             plan_max_transfers))
+    return bad;
+  if (auto bad = check_choice("constraints.optimize", c.optimize,
+                              choice_list(plan_optimize)))
+    return bad;
+  if (auto bad = check_choice("constraints.language", c.language,
+                              choice_list(languages)))
+    return bad;
+  if (auto bad = check_choice("when.type", request.when_type,
+                              choice_list(plan_when_types)))
+    return bad;
   if (request.when_time == "now") {
     if (request.when_type == "arrive") // rule 6
       return invalid("when.time is required for when.type \"arrive\" (an "
@@ -158,7 +155,7 @@ trip_plan_query make_relaxed_query(const plan_trip_request& request,
                                    const location_ref& destination,
                                    int64_t time) {
   auto walk = static_cast<int32_t>(std::min<int64_t>(
-    plan_max_walk,
+    plan_max_walk.max,
     (int64_t{request.constraints.max_walking_distance} * 5 + 3) / 4));
   return make_query(request, origin, destination, time, "balanced", walk);
 }

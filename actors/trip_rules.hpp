@@ -22,9 +22,6 @@ struct region {
   std::string name = "the HSL region (Helsinki)";
 };
 
-inline constexpr int32_t plan_max_limit = 3;
-inline constexpr int32_t plan_max_walk = 3000;
-inline constexpr int32_t plan_max_transfers = 8;
 /// A delay above this makes an itinerary disrupted (rule 2).
 inline constexpr int32_t disruption_delay_seconds = 300;
 /// Origin and destination closer than this are the same place.

@@ -20,30 +20,25 @@ std::optional<failure> validate(const user_variable& v) {
   if (v.key.empty()
       || v.key.find_first_not_of(" \t\r\n") == std::string::npos)
     return bad("key must not be empty");
-  if (v.key.size() > max_variable_key_length)
-    return bad("key must be at most 100 characters");
+  if (auto too_long = check_length("key", v.key, variable_key_length))
+    return too_long;
   for (unsigned char c : v.key)
     if (c < 0x20 || c == 0x7f)
       return bad("key must not contain control characters");
-  auto text_ok = [](const std::optional<std::string>& text) {
-    return !text || text->size() <= max_variable_text_length;
+  auto text = [](const char* field, const std::optional<std::string>& value) {
+    return value ? check_length(field, *value, variable_text_length)
+                 : std::nullopt;
   };
-  if (!text_ok(v.name))
-    return bad("value.name must be at most 200 characters");
+  if (auto too_long = text("value.name", v.name))
+    return too_long;
   if (v.type == variable_type::location) {
-    if (!std::isfinite(v.lat) || v.lat < -90 || v.lat > 90)
-      return bad("value.lat must be between -90 and 90");
-    if (!std::isfinite(v.lon) || v.lon < -180 || v.lon > 180)
-      return bad("value.lon must be between -180 and 180");
-    if (!text_ok(v.address))
-      return bad("value.address must be at most 200 characters");
-  } else {
-    if (v.stop_id.empty())
-      return bad("value.stopId must not be empty");
-    if (v.stop_id.size() > max_variable_key_length)
-      return bad("value.stopId must be at most 100 characters");
+    if (auto out = check_range("value.lat", v.lat, latitude_range))
+      return out;
+    if (auto out = check_range("value.lon", v.lon, longitude_range))
+      return out;
+    return text("value.address", v.address);
   }
-  return std::nullopt;
+  return check_length("value.stopId", v.stop_id, variable_key_length);
 }
 
 // -- SQLite ---------------------------------------------------------------------

@@ -21,9 +21,6 @@ struct variable_store_options {
   std::size_t max_per_principal = 1000;
 };
 
-inline constexpr std::size_t max_variable_key_length = 100;
-inline constexpr std::size_t max_variable_text_length = 200;
-
 /// Checks a variable before it is stored; nullopt when valid. Trims nothing:
 /// the key is taken as given (but must not be blank).
 std::optional<failure> validate(const user_variable& variable);

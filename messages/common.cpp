@@ -40,8 +40,4 @@ std::optional<transit_mode> parse_transit_mode(std::string_view text) {
   return std::nullopt;
 }
 
-bool is_supported_language(std::string_view language) noexcept {
-  return language == "fi" || language == "sv" || language == "en";
-}
-
 } // namespace transitd

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "messages/inspect_std.hpp"
+#include "messages/limits.hpp"
 
 namespace transitd {
 
@@ -109,8 +110,5 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, coordinate& x) {
   return f(x.lat, x.lon);
 }
-
-/// The languages the Helsinki tools pass to the provider (D5).
-bool is_supported_language(std::string_view language) noexcept;
 
 } // namespace transitd

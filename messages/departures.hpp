@@ -23,16 +23,21 @@ typename Inspector::result_type inspect(Inspector& f, stop_ref& x) {
   return f(x.type, x.value);
 }
 
+/// Look-ahead from the request time, minutes.
+inline constexpr int_range departures_window{1, 120, 30};
+/// Departures returned at most, after sorting.
+inline constexpr int_range departures_limit{1, 50, 10};
+/// stop.value: a stop id or a label.
+inline constexpr length_range stop_value_length{1, length_range::unbounded};
+
 /// Tool request: upcoming departures at one stop.
 struct get_departures_request {
   call_context context;
   stop_ref stop;
-  /// Look-ahead from the request time, minutes (1..120).
-  int32_t window_minutes = 30;
-  /// Departures returned at most, after sorting (1..50).
-  int32_t limit = 10;
-  /// fi | sv | en (D5).
-  std::string language = "en";
+  int32_t window_minutes = departures_window.fallback;
+  int32_t limit = departures_limit.fallback;
+  /// One of `languages` (D5).
+  std::string language{default_language};
 };
 
 template <class Inspector>

@@ -11,13 +11,20 @@
 
 namespace transitd {
 
+/// Results wanted; above `geocode_size_cap` is capped there (D10).
+inline constexpr int_range geocode_size{1, int_range::unbounded, 10};
+inline constexpr int32_t geocode_size_cap = 40;
+/// The query text, after trimming.
+inline constexpr length_range geocode_text{1, 200};
+/// Pelias layers at most.
+inline constexpr std::size_t geocode_max_layers = 8;
+
 struct geocode_request {
   call_context context;
-  /// Trimmed by the tool; 1..200 characters.
+  /// Trimmed by the tool.
   std::string text;
-  /// 1..; above 40 is clamped to 40 (D10).
-  int32_t size = 10;
-  std::string language = "en";
+  int32_t size = geocode_size.fallback;
+  std::string language{default_language};
   std::optional<coordinate> focus;
   /// Pelias layers, passed through (at most 8).
   std::vector<std::string> layers;

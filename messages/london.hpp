@@ -12,6 +12,9 @@
 
 namespace transitd {
 
+/// A station name, or a planJourney place (name, stop code, parameterValue).
+inline constexpr length_range london_place_text{1, 200};
+
 struct station_toilets_request {
   call_context context;
   std::string station_name;

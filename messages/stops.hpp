@@ -11,17 +11,23 @@
 
 namespace transitd {
 
+/// Search radius, meters (D9).
+inline constexpr int_range stops_radius{1, 3000, 300, "meters"};
+/// Stops asked for; more than `stops_output_cap` are never returned (D9).
+inline constexpr int_range stops_max_results{1, 50, 10};
+inline constexpr int32_t stops_output_cap = 25;
+/// textFilter's length.
+inline constexpr length_range stops_text_filter{0, 200};
+
 struct find_stops_request {
   call_context context;
   coordinate center;
-  /// Meters, 1..3000 (D9).
-  int32_t radius = 300;
-  /// 1..50; more than 25 are never returned (D9).
-  int32_t max_results = 10;
+  int32_t radius = stops_radius.fallback;
+  int32_t max_results = stops_max_results.fallback;
   /// Case-insensitive substring filter on the stop name, applied after the
   /// upstream query.
   std::optional<std::string> text_filter;
-  std::string language = "en";
+  std::string language{default_language};
   /// Empty: all modes.
   std::vector<transit_mode> include_modes;
 };

@@ -26,14 +26,24 @@ typename Inspector::result_type inspect(Inspector& f, location_input& x) {
   return f(x.type, x.position, x.label);
 }
 
+/// Itineraries returned at most, after dedupe.
+inline constexpr int_range plan_limit{1, 3, 2};
+inline constexpr int_range plan_max_walk{1, 3000, 1500, "meters"};
+inline constexpr int_range plan_max_transfers{0, 8, 4};
+/// What the planner optimizes; the first is the default.
+inline constexpr std::array<std::string_view, 3> plan_optimize{
+  "balanced", "few_transfers", "shortest_time"};
+/// when.type; the first is the default.
+inline constexpr std::array<std::string_view, 2> plan_when_types{"depart",
+                                                                 "arrive"};
+
 struct plan_constraints {
-  /// balanced | few_transfers | shortest_time.
-  std::string optimize = "balanced";
-  int32_t max_walking_distance = 1500;
-  int32_t max_transfers = 4;
+  std::string optimize{plan_optimize[0]};
+  int32_t max_walking_distance = plan_max_walk.fallback;
+  int32_t max_transfers = plan_max_transfers.fallback;
   bool step_free = false;
   bool low_walking_distance = false;
-  std::string language = "en";
+  std::string language{default_language};
 };
 
 template <class Inspector>
@@ -46,13 +56,11 @@ struct plan_trip_request {
   call_context context;
   location_input origin;
   location_input destination;
-  /// depart | arrive.
-  std::string when_type = "depart";
+  std::string when_type{plan_when_types[0]};
   /// "now" or ISO 8601.
   std::string when_time = "now";
   plan_constraints constraints;
-  /// 1..3, after dedupe.
-  int32_t limit = 2;
+  int32_t limit = plan_limit.fallback;
   bool include_disruption_alt = true;
 };
 

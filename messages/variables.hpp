@@ -13,6 +13,11 @@ namespace transitd {
 
 enum class variable_type : uint8_t { location, stop };
 
+/// A variable's key, and a stop id.
+inline constexpr length_range variable_key_length{1, 100};
+/// A variable's name and address.
+inline constexpr length_range variable_text_length{0, 200};
+
 /// "location" | "stop".
 const char* to_string(variable_type type) noexcept;
 std::optional<variable_type> parse_variable_type(std::string_view text);

@@ -1,5 +1,7 @@
 #include "transport/config.hpp"
 
+#include "transport/tools.hpp"
+
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -292,7 +294,7 @@ std::optional<failure> apply(daemon_config& cfg, const std::string& key,
     cfg.tool_timeout_ms = static_cast<int32_t>(n);
   } else if (key == "tool-timeouts-ms") {
     std::map<std::string, int64_t> parsed;
-    if (auto f = parse_map(where, value, known_tool_names(), 100, 600000,
+    if (auto f = parse_map(where, value, mcp::tool_names(), 100, 600000,
                            parsed))
       return f;
     for (const auto& [name, ms] : parsed)
@@ -301,7 +303,7 @@ std::optional<failure> apply(daemon_config& cfg, const std::string& key,
     bool tools = key == "tool-tps";
     std::map<std::string, int64_t> parsed;
     if (auto f = parse_map(where, value,
-                           tools ? known_tool_names() : known_upstream_names(),
+                           tools ? mcp::tool_names() : known_upstream_names(),
                            0, 1000000, parsed))
       return f;
     for (const auto& [name, tps] : parsed)
@@ -413,14 +415,6 @@ std::optional<failure> apply_file(daemon_config& cfg, const std::string& path,
 }
 
 } // namespace
-
-const std::vector<std::string>& known_tool_names() {
-  static const std::vector<std::string> names{
-    "get_departures",     "find_stops",         "geocode_address",
-    "plan_trip",          "planJourney",        "stationToilets",
-    "save_user_variable", "get_user_variables", "delete_user_variable"};
-  return names;
-}
 
 const std::vector<std::string>& known_upstream_names() {
   static const std::vector<std::string> names{

@@ -118,9 +118,8 @@ outcome<config_request> parse_config(const std::vector<std::string>& args,
                                      const env_lookup& env,
                                      const file_reader& read_file);
 
-/// The MCP tool names and the upstream names that per-tool and
-/// per-upstream settings accept.
-const std::vector<std::string>& known_tool_names();
+/// The upstream names that per-upstream settings accept (per-tool settings
+/// accept mcp::tool_names()).
 const std::vector<std::string>& known_upstream_names();
 
 /// Whether the daemon serves hosts other than this one without

@@ -42,8 +42,7 @@ engine_config engine_settings(const daemon_config& cfg, bool routing_demo,
   e.digitransit_geocoding.timeout_ms = cfg.upstream_timeout_ms;
   e.http_workers_per_upstream = cfg.http_workers;
   e.tool_timeout_ms = cfg.tool_timeout_ms;
-  e.tool_timeouts_ms = cfg.tool_timeouts_ms;
-  e.tool_tps = cfg.tool_tps;
+  e.tools = mcp::tool_settings_by_name(cfg.tool_tps, cfg.tool_timeouts_ms);
   // Outbound limits protect real API keys; the demo upstream has none.
   for (const auto& [name, tps] : cfg.upstream_tps) {
     bool demo_upstream = name == "tfl"                   ? tfl_demo

@@ -1,8 +1,34 @@
 #include "transport/departures_json.hpp"
 
+#include "transport/stops_json.hpp"
+
 namespace json = boost::json;
 
 namespace transitd::mcp {
+
+namespace {
+
+const field& get_departures_input() {
+  static const auto input = field::object(
+    {},
+    {field::object("stop",
+                   {field::choice("type", {"id", "label"},
+                                  "id: a stop id such as HSL:1040129; "
+                                  "label: a saved stop variable")
+                      .required(),
+                    field::string("value", "the stop id or the label")
+                      .length(stop_value_length)
+                      .required()})
+       .required(),
+     field::integer("windowMinutes", departures_window,
+                    "look-ahead from now, minutes"),
+     field::integer("limit", departures_limit,
+                    "departures returned at most (after sorting)"),
+     language_field("language of names and headsigns")});
+  return input;
+}
+
+} // namespace
 
 tool_spec get_departures_spec() {
   tool_spec spec;
@@ -12,23 +38,7 @@ tool_spec get_departures_spec() {
     = "Upcoming departures at a Helsinki-region stop (Digitransit), with "
       "realtime delay and cancellation status. Times are ISO 8601 in the "
       "stop's local offset; sorted by realtime, else scheduled, time.";
-  json::object stop;
-  stop["type"] = schema_enum({"id", "label"},
-                             "id: a stop id such as HSL:1040129; label: a "
-                             "saved stop variable");
-  stop["value"] = schema_string("the stop id or the label");
-  stop["value"].as_object()["minLength"] = 1;
-  json::object input;
-  input["stop"] = schema_object(std::move(stop), {"type", "value"});
-  input["windowMinutes"] = schema_integer(1, 120, 30,
-                                          "look-ahead from now, minutes");
-  input["limit"] = schema_integer(1, 50, 10,
-                                  "departures returned at most (after "
-                                  "sorting)");
-  input["language"] = schema_enum({"fi", "sv", "en"},
-                                  "language of names and headsigns");
-  input["language"].as_object()["default"] = "en";
-  spec.input_schema = schema_object(std::move(input), {"stop"});
+  spec.input = get_departures_input();
 
   json::object departure;
   departure["line"] = schema_string();
@@ -58,36 +68,19 @@ tool_spec get_departures_spec() {
 }
 
 outcome<get_departures_request>
-parse_get_departures(const json::object& arguments) {
+parse_get_departures(const json::object& raw) {
+  auto args = arguments::check(get_departures_input(), raw);
+  if (!args)
+    return args.error();
   get_departures_request request;
-  argument_reader args{arguments};
-  if (const auto* stop = args.object("stop", true)) {
-    argument_reader stop_args{*stop, "stop"};
-    auto type = stop_args.string("type", true);
-    auto value = stop_args.string("value", true);
-    if (type && *type != "id" && *type != "label")
-      stop_args.fail("field \"stop.type\" must be \"id\" or \"label\", got \""
-                     + *type + "\"");
-    if (auto problem = stop_args.finish())
-      return *problem;
-    request.stop.type = *type == "label" ? stop_ref::kind::label
-                                         : stop_ref::kind::id;
-    request.stop.value = *value;
-  }
-  auto window = args.integer("windowMinutes", false);
-  auto limit = args.integer("limit", false);
-  auto language = args.string("language", false);
-  if (auto problem = args.finish())
-    return *problem;
-  auto clamp32 = [](int64_t v) {
-    return static_cast<int32_t>(std::clamp<int64_t>(v, INT32_MIN, INT32_MAX));
-  };
-  if (window)
-    request.window_minutes = clamp32(*window);
-  if (limit)
-    request.limit = clamp32(*limit);
-  if (language)
-    request.language = *language;
+  auto stop = *args->object("stop");
+  request.stop.type = *stop.string("type") == "label" ? stop_ref::kind::label
+                                                       : stop_ref::kind::id;
+  request.stop.value = *stop.string("value");
+  request.window_minutes
+    = args->integer("windowMinutes").value_or(departures_window.fallback);
+  request.limit = args->integer("limit").value_or(departures_limit.fallback);
+  request.language = args->string("language").value_or(request.language);
   return request;
 }
 

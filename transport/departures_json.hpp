@@ -15,8 +15,8 @@ inline constexpr std::string_view get_departures_name = "get_departures";
 /// The tool's name, description and schemas (run is wired by the caller).
 tool_spec get_departures_spec();
 
-/// Reads the arguments strictly (types, unknown fields); range rules are
-/// the tool actor's (actors/departures_rules).
+/// Checks the arguments against the tool's declaration (types, ranges,
+/// choices, unknown fields) and maps them to the request.
 outcome<get_departures_request>
 parse_get_departures(const boost::json::object& arguments);
 

@@ -1,8 +1,5 @@
 #include "transport/geocode_json.hpp"
 
-#include <algorithm>
-#include <climits>
-
 #include "transport/departures_json.hpp"
 #include "transport/stops_json.hpp"
 
@@ -12,6 +9,28 @@ namespace json = boost::json;
 
 namespace transitd::mcp {
 
+namespace {
+
+const field& geocode_address_input() {
+  static const auto input = field::object(
+    {},
+    {field::string("text", "what to look for; trimmed")
+       .length(geocode_text)
+       .trimmed()
+       .required(),
+     field::integer("size", geocode_size,
+                    "results wanted; above 40 is capped at 40"),
+     language_field(),
+     coordinate_field("focus",
+                      "prefer results near here (breaks confidence ties)"),
+     field::array("layers", field::string("layer"),
+                  "Pelias layers to search, e.g. address, venue, stop")
+       .at_most(geocode_max_layers)});
+  return input;
+}
+
+} // namespace
+
 tool_spec geocode_address_spec() {
   tool_spec spec;
   spec.name = "geocode_address";
@@ -20,27 +39,7 @@ tool_spec geocode_address_spec() {
     = "Forward geocoding in the Helsinki region (Digitransit Pelias): "
       "candidates for a text, best first, with coordinates, confidence 0..1 "
       "and type (address, poi, stop). size above 40 is capped at 40.";
-  json::object input;
-  auto text = schema_string("what to look for, 1..200 characters");
-  text["minLength"] = 1;
-  text["maxLength"] = 200;
-  input["text"] = std::move(text);
-  auto size = json::object{{"type", "integer"},
-                           {"minimum", 1},
-                           {"default", 10},
-                           {"description", "results wanted; above 40 is "
-                                           "capped at 40"}};
-  input["size"] = std::move(size);
-  input["language"] = schema_enum({"fi", "sv", "en"});
-  input["language"].as_object()["default"] = "en";
-  input["focus"] = schema_coordinate("prefer results near here (breaks "
-                                     "confidence ties)");
-  auto layers = schema_array(schema_string(),
-                             "Pelias layers to search, e.g. address, venue, "
-                             "stop");
-  layers["maxItems"] = 8;
-  input["layers"] = std::move(layers);
-  spec.input_schema = schema_object(std::move(input), {"text"});
+  spec.input = geocode_address_input();
   json::object bbox;
   for (auto key : {"minLon", "maxLon", "minLat", "maxLat"})
     bbox[key] = schema_number();
@@ -70,31 +69,16 @@ tool_spec geocode_address_spec() {
   return spec;
 }
 
-outcome<geocode_request>
-parse_geocode_address(const json::object& arguments) {
+outcome<geocode_request> parse_geocode_address(const json::object& raw) {
+  auto args = arguments::check(geocode_address_input(), raw);
+  if (!args)
+    return args.error();
   geocode_request request;
-  argument_reader args{arguments};
-  auto text = args.string("text", true);
-  auto size = args.integer("size", false);
-  auto language = args.string("language", false);
-  request.focus = read_coordinate(args, "focus", false);
-  if (const auto* layers = args.array("layers", false)) {
-    for (const auto& item : *layers) {
-      if (!item.is_string()) {
-        args.fail("field \"layers\" must hold strings");
-        break;
-      }
-      request.layers.emplace_back(item.get_string());
-    }
-  }
-  if (auto problem = args.finish())
-    return *problem;
-  request.text = *text;
-  if (size)
-    request.size = static_cast<int32_t>(
-      std::clamp<int64_t>(*size, INT32_MIN, INT32_MAX));
-  if (language)
-    request.language = *language;
+  request.text = *args->string("text");
+  request.size = args->integer("size").value_or(geocode_size.fallback);
+  request.language = args->string("language").value_or(request.language);
+  request.focus = read_coordinate(*args, "focus");
+  request.layers = args->strings("layers");
   return request;
 }
 

@@ -28,6 +28,29 @@ json::object station_envelope(bool success, std::string_view code,
                       {"correlationId", correlation_id}};
 }
 
+const field& station_toilets_input() {
+  static const auto input = field::object(
+    {}, {field::string("stationName", "e.g. \"Abbey Wood\"")
+           .length(london_place_text)
+           .required()});
+  return input;
+}
+
+const field& plan_journey_input() {
+  auto place = [](const char* name, const char* what) {
+    return field::string(name, what).length(london_place_text).required();
+  };
+  static const auto input = field::object(
+    {}, {place("from", "start: a place name, stop code, or a parameterValue "
+                       "from a disambiguation"),
+         place("to", "destination, as from"),
+         field::boolean("needAccessibleRoute",
+                        "prefer step-free routes (TfL "
+                        "accessibilityPreference)")
+           .fallback(false)});
+  return input;
+}
+
 } // namespace
 
 tool_spec station_toilets_spec() {
@@ -39,12 +62,7 @@ tool_spec station_toilets_spec() {
       "platforms, accessible, baby changing, inside the gate line, fee. "
       "Names match case-, accent- and punctuation-insensitively; several "
       "matches answer DISAMBIGUATION_REQUIRED with suggestions.";
-  json::object input;
-  auto name = schema_string("e.g. \"Abbey Wood\"");
-  name["minLength"] = 1;
-  name["maxLength"] = 200;
-  input["stationName"] = std::move(name);
-  spec.input_schema = schema_object(std::move(input), {"stationName"});
+  spec.input = station_toilets_input();
   json::object toilet;
   toilet["location"] = nullable_string();
   toilet["platformNumbers"] = schema_array(json::object{{"type", "integer"}});
@@ -83,13 +101,12 @@ tool_spec station_toilets_spec() {
 }
 
 outcome<station_toilets_request>
-parse_station_toilets(const json::object& arguments) {
+parse_station_toilets(const json::object& raw) {
+  auto args = arguments::check(station_toilets_input(), raw);
+  if (!args)
+    return args.error();
   station_toilets_request request;
-  argument_reader args{arguments};
-  auto name = args.string("stationName", true);
-  if (auto problem = args.finish())
-    return *problem;
-  request.station_name = *name;
+  request.station_name = *args->string("stationName");
   return request;
 }
 
@@ -183,19 +200,7 @@ tool_spec plan_journey_spec() {
       "fastest, each with its legs. Free-text places TfL cannot pin down "
       "answer DISAMBIGUATION_REQUIRED with suggestions; retry with a "
       "suggestion's parameterValue as from/to.";
-  json::object input;
-  auto place = [](const char* what) {
-    auto s = schema_string(what);
-    s["minLength"] = 1;
-    s["maxLength"] = 200;
-    return s;
-  };
-  input["from"] = place("start: a place name, stop code, or a "
-                        "parameterValue from a disambiguation");
-  input["to"] = place("destination, as from");
-  input["needAccessibleRoute"] = schema_boolean(
-    "prefer step-free routes (TfL accessibilityPreference)");
-  spec.input_schema = schema_object(std::move(input), {"from", "to"});
+  spec.input = plan_journey_input();
   json::object leg;
   leg["mode"] = schema_string();
   leg["line"] = schema_string();
@@ -242,17 +247,15 @@ tool_spec plan_journey_spec() {
 }
 
 outcome<journey_plan_request>
-parse_plan_journey(const json::object& arguments) {
+parse_plan_journey(const json::object& raw) {
+  auto args = arguments::check(plan_journey_input(), raw);
+  if (!args)
+    return args.error();
   journey_plan_request request;
-  argument_reader args{arguments};
-  auto from = args.string("from", true);
-  auto to = args.string("to", true);
-  auto accessible = args.boolean("needAccessibleRoute", false);
-  if (auto problem = args.finish())
-    return *problem;
-  request.from = *from;
-  request.to = *to;
-  request.need_accessible_route = accessible.value_or(false);
+  request.from = *args->string("from");
+  request.to = *args->string("to");
+  request.need_accessible_route
+    = args->boolean("needAccessibleRoute").value_or(false);
   return request;
 }
 

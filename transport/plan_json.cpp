@@ -1,16 +1,12 @@
 #include "transport/plan_json.hpp"
 
-#include <algorithm>
-#include <climits>
-
-#include "actors/trip_rules.hpp"
-#include "messages/time.hpp"
-#include "transport/departures_json.hpp"
-#include "transport/stops_json.hpp"
-
 #include <cmath>
 
+#include "messages/time.hpp"
+#include "messages/variables.hpp"
+#include "transport/departures_json.hpp"
 #include "transport/json_text.hpp"
+#include "transport/stops_json.hpp"
 
 namespace json = boost::json;
 
@@ -18,18 +14,62 @@ namespace transitd::mcp {
 
 namespace {
 
-json::object location_input_schema(const char* what) {
-  json::object coords;
-  coords["type"] = json::object{{"const", "coords"}};
-  coords["value"] = schema_coordinate();
-  json::object label;
-  label["type"] = json::object{{"const", "label"}};
-  label["value"] = schema_string("a saved location variable's key");
-  return json::object{
-    {"description", what},
-    {"oneOf", json::array{schema_object(std::move(coords), {"type", "value"}),
-                          schema_object(std::move(label),
-                                        {"type", "value"})}}};
+field location_field(std::string name, std::string what) {
+  return field::tagged(
+    std::move(name), "type",
+    {{"coords", {coordinate_field("value").required()}},
+     {"label", {field::string("value", "a saved location variable's key")
+                  .length(variable_key_length)
+                  .required()}}},
+    std::move(what));
+}
+
+field constraints_field() {
+  return field::object(
+    "constraints",
+    {field::choice("optimize", choice_list(plan_optimize))
+       .fallback(json::string(plan_optimize[0])),
+     field::integer("maxWalkingDistance", plan_max_walk, "meters"),
+     field::integer("maxTransfers", plan_max_transfers),
+     field::object(
+       "accessibility",
+       {field::boolean("stepFree",
+                       "step-free route; warns when the data cannot tell")
+          .fallback(false),
+        field::boolean("lowWalkingDistance").fallback(false)}),
+     language_field()});
+}
+
+const field& plan_trip_input() {
+  static const auto input = field::object(
+    {},
+    {location_field("origin", "where the trip starts").required(),
+     location_field("destination", "where the trip ends").required(),
+     field::object("when",
+                   {field::choice("type", choice_list(plan_when_types))
+                      .fallback(json::string(plan_when_types[0])),
+                    field::string("time", "\"now\" or ISO 8601 with "
+                                          "offset; arrive needs a time")
+                      .fallback("now")}),
+     constraints_field(),
+     field::integer("limit", plan_limit, "itineraries returned at most"),
+     field::boolean("includeDisruptionAlt",
+                    "search a relaxed alternative when disrupted")
+       .fallback(true)});
+  return input;
+}
+
+location_input read_location(const arguments& args, std::string_view name) {
+  auto object = *args.object(name);
+  location_input out;
+  if (*object.string("type") == "label") {
+    out.type = location_input::kind::label;
+    out.label = *object.string("value");
+  } else {
+    out.type = location_input::kind::coords;
+    out.position = *read_coordinate(object, "value");
+  }
+  return out;
 }
 
 json::object location_ref_schema() {
@@ -40,24 +80,6 @@ json::object location_ref_schema() {
   props["address"] = schema_string();
   props["rawSource"] = schema_enum({"input", "variable"});
   return schema_object(std::move(props), {"coordinate", "rawSource"});
-}
-
-json::object constraints_schema(bool with_defaults) {
-  json::object accessibility;
-  accessibility["stepFree"] = schema_boolean("step-free route; warns when "
-                                             "the data cannot tell");
-  accessibility["lowWalkingDistance"] = schema_boolean();
-  json::object props;
-  props["optimize"] = schema_enum({"balanced", "few_transfers",
-                                   "shortest_time"});
-  props["maxWalkingDistance"] = schema_integer(
-    1, 3000, with_defaults ? std::optional<int64_t>{1500} : std::nullopt,
-    "meters");
-  props["maxTransfers"] = schema_integer(
-    0, 8, with_defaults ? std::optional<int64_t>{4} : std::nullopt);
-  props["accessibility"] = schema_object(std::move(accessibility), {});
-  props["language"] = schema_enum({"fi", "sv", "en"});
-  return schema_object(std::move(props), {});
 }
 
 json::object place_schema() {
@@ -107,38 +129,6 @@ json::object itinerary_schema() {
                         "scheduleType", "fingerprint", "legs"});
 }
 
-outcome<location_input> read_location(argument_reader& args,
-                                      std::string_view name) {
-  location_input out;
-  const auto* object = args.object(name, true);
-  if (object == nullptr)
-    return make_failure(ec::validation_error, "");
-  argument_reader fields{*object, args.field(name)};
-  auto type = fields.string("type", true);
-  if (type && *type == "label") {
-    auto value = fields.string("value", true);
-    if (auto problem = fields.finish())
-      return *problem;
-    out.type = location_input::kind::label;
-    out.label = *value;
-    return out;
-  }
-  if (type && *type != "coords")
-    fields.fail("field \"" + fields.field("type")
-                + "\" must be \"coords\" or \"label\", got \"" + *type
-                + "\"");
-  auto position = read_coordinate(fields, "value", true);
-  if (auto problem = fields.finish())
-    return *problem;
-  out.type = location_input::kind::coords;
-  out.position = *position;
-  return out;
-}
-
-int32_t clamp32(int64_t v) {
-  return static_cast<int32_t>(std::clamp<int64_t>(v, INT32_MIN, INT32_MAX));
-}
-
 std::string iso(int64_t epoch, const std::string& zone) {
   return format_in_zone(epoch, zone);
 }
@@ -163,20 +153,7 @@ tool_spec plan_trip_spec() {
       "best answer is disrupted, a relaxed search adds alternatives "
       "(disruptionAlternative). Origin and destination are coordinates or "
       "saved location labels.";
-  json::object when;
-  when["type"] = schema_enum({"depart", "arrive"});
-  when["time"] = schema_string("\"now\" or ISO 8601 with offset; arrive "
-                               "needs a time");
-  json::object input;
-  input["origin"] = location_input_schema("where the trip starts");
-  input["destination"] = location_input_schema("where the trip ends");
-  input["when"] = schema_object(std::move(when), {});
-  input["constraints"] = constraints_schema(true);
-  input["limit"] = schema_integer(1, 3, 2, "itineraries returned at most");
-  input["includeDisruptionAlt"] = schema_boolean(
-    "search a relaxed alternative when disrupted (default true)");
-  spec.input_schema = schema_object(std::move(input),
-                                    {"origin", "destination"});
+  spec.input = plan_trip_input();
   json::object requested;
   requested["type"] = schema_enum({"depart", "arrive"});
   requested["time"] = schema_string("ISO 8601");
@@ -186,7 +163,7 @@ tool_spec plan_trip_spec() {
   output["origin"] = location_ref_schema();
   output["destination"] = location_ref_schema();
   output["requested"] = schema_object(std::move(requested), {"type", "time"});
-  output["constraints"] = constraints_schema(false);
+  output["constraints"] = constraints_field().schema();
   output["itineraries"] = schema_array(itinerary_schema());
   output["realtimeUsed"] = schema_enum({"realtime", "scheduled", "mixed"});
   output["dataFreshness"] = schema_string("ISO 8601 (UTC)");
@@ -200,58 +177,33 @@ tool_spec plan_trip_spec() {
   return spec;
 }
 
-outcome<plan_trip_request> parse_plan_trip(const json::object& arguments) {
+outcome<plan_trip_request> parse_plan_trip(const json::object& raw) {
+  auto args = arguments::check(plan_trip_input(), raw);
+  if (!args)
+    return args.error();
   plan_trip_request request;
-  argument_reader args{arguments};
-  auto origin = read_location(args, "origin");
-  auto destination = origin ? read_location(args, "destination")
-                            : outcome<location_input>{location_input{}};
-  if (const auto* when = args.object("when", false)) {
-    argument_reader fields{*when, "when"};
-    if (auto type = fields.string("type", false))
-      request.when_type = *type;
-    if (auto time = fields.string("time", false))
-      request.when_time = *time;
-    if (auto problem = fields.finish())
-      args.fail(problem->message);
+  request.origin = read_location(*args, "origin");
+  request.destination = read_location(*args, "destination");
+  if (auto when = args->object("when")) {
+    request.when_type = when->string("type").value_or(request.when_type);
+    request.when_time = when->string("time").value_or(request.when_time);
   }
   auto& c = request.constraints;
-  if (const auto* constraints = args.object("constraints", false)) {
-    argument_reader fields{*constraints, "constraints"};
-    if (auto v = fields.string("optimize", false))
-      c.optimize = *v;
-    if (auto v = fields.integer("maxWalkingDistance", false))
-      c.max_walking_distance = clamp32(*v);
-    if (auto v = fields.integer("maxTransfers", false))
-      c.max_transfers = clamp32(*v);
-    if (auto v = fields.string("language", false))
-      c.language = *v;
-    if (const auto* access = fields.object("accessibility", false)) {
-      argument_reader flags{*access, "constraints.accessibility"};
-      if (auto v = flags.boolean("stepFree", false))
-        c.step_free = *v;
-      if (auto v = flags.boolean("lowWalkingDistance", false))
-        c.low_walking_distance = *v;
-      if (auto problem = flags.finish())
-        fields.fail(problem->message);
+  if (auto given = args->object("constraints")) {
+    c.optimize = given->string("optimize").value_or(c.optimize);
+    c.max_walking_distance
+      = given->integer("maxWalkingDistance").value_or(c.max_walking_distance);
+    c.max_transfers = given->integer("maxTransfers").value_or(c.max_transfers);
+    c.language = given->string("language").value_or(c.language);
+    if (auto access = given->object("accessibility")) {
+      c.step_free = access->boolean("stepFree").value_or(false);
+      c.low_walking_distance
+        = access->boolean("lowWalkingDistance").value_or(false);
     }
-    if (auto problem = fields.finish())
-      args.fail(problem->message);
   }
-  auto limit = args.integer("limit", false);
-  auto alt = args.boolean("includeDisruptionAlt", false);
-  if (!origin && !origin.error().message.empty())
-    args.fail(origin.error().message);
-  if (origin && !destination && !destination.error().message.empty())
-    args.fail(destination.error().message);
-  if (auto problem = args.finish())
-    return *problem;
-  request.origin = *origin;
-  request.destination = *destination;
-  if (limit)
-    request.limit = clamp32(*limit);
-  if (alt)
-    request.include_disruption_alt = *alt;
+  request.limit = args->integer("limit").value_or(plan_limit.fallback);
+  request.include_disruption_alt
+    = args->boolean("includeDisruptionAlt").value_or(true);
   return request;
 }
 

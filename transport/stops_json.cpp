@@ -1,8 +1,5 @@
 #include "transport/stops_json.hpp"
 
-#include <algorithm>
-#include <climits>
-
 #include "transport/departures_json.hpp"
 
 #include "transport/json_text.hpp"
@@ -12,34 +9,57 @@ namespace json = boost::json;
 namespace transitd::mcp {
 
 json::object schema_coordinate(std::string description) {
-  json::object props;
-  props["lat"] = schema_number("latitude, -90..90");
-  props["lat"].as_object()["minimum"] = -90;
-  props["lat"].as_object()["maximum"] = 90;
-  props["lon"] = schema_number("longitude, -180..180");
-  props["lon"].as_object()["minimum"] = -180;
-  props["lon"].as_object()["maximum"] = 180;
-  auto out = schema_object(std::move(props), {"lat", "lon"});
+  auto out = coordinate_field("coordinate").schema();
   if (!description.empty())
     out["description"] = description;
   return out;
 }
 
-std::optional<coordinate> read_coordinate(argument_reader& args,
-                                          std::string_view name,
-                                          bool required) {
-  const auto* object = args.object(name, required);
-  if (object == nullptr)
-    return std::nullopt;
-  argument_reader fields{*object, args.field(name)};
-  auto lat = fields.number("lat", true);
-  auto lon = fields.number("lon", true);
-  if (auto problem = fields.finish()) {
-    args.fail(problem->message);
-    return std::nullopt;
-  }
-  return coordinate{*lat, *lon};
+field coordinate_field(std::string name, std::string description) {
+  return field::object(
+    std::move(name),
+    {field::number("lat", latitude_range, "latitude").required(),
+     field::number("lon", longitude_range, "longitude").required()},
+    std::move(description));
 }
+
+std::optional<coordinate> read_coordinate(const arguments& args,
+                                          std::string_view name) {
+  auto object = args.object(name);
+  if (!object)
+    return std::nullopt;
+  return coordinate{*object->number("lat"), *object->number("lon")};
+}
+
+field language_field(std::string description) {
+  return field::choice("language", choice_list(languages),
+                       std::move(description))
+    .fallback(json::string(default_language));
+}
+
+field modes_field(std::string name, std::string description) {
+  return field::array(std::move(name),
+                      field::choice("mode", transit_mode_names()),
+                      std::move(description));
+}
+
+namespace {
+
+const field& find_stops_input() {
+  static const auto input = field::object(
+    {}, {coordinate_field("coordinate", "the search center").required(),
+         field::integer("radius", stops_radius, "meters"),
+         field::integer("maxResults", stops_max_results,
+                        "more than 25 are cut with a warning"),
+         field::string("textFilter",
+                       "case-insensitive substring of the stop name")
+           .length(stops_text_filter),
+         language_field(),
+         modes_field("includeModes", "only stops serving one of these")});
+  return input;
+}
+
+} // namespace
 
 tool_spec find_stops_spec() {
   tool_spec spec;
@@ -49,18 +69,7 @@ tool_spec find_stops_spec() {
     = "Public transport stops near a coordinate in the Helsinki region "
       "(Digitransit), nearest first, with their modes. At most 25 are "
       "returned; textFilter narrows by name.";
-  json::object input;
-  input["coordinate"] = schema_coordinate("the search center");
-  input["radius"] = schema_integer(1, 3000, 300, "meters");
-  input["maxResults"] = schema_integer(1, 50, 10,
-                                       "more than 25 are cut with a warning");
-  input["textFilter"] = schema_string("case-insensitive substring of the "
-                                      "stop name");
-  input["language"] = schema_enum({"fi", "sv", "en"});
-  input["language"].as_object()["default"] = "en";
-  input["includeModes"] = schema_array(schema_enum(transit_mode_names()),
-                                       "only stops serving one of these");
-  spec.input_schema = schema_object(std::move(input), {"coordinate"});
+  spec.input = find_stops_input();
   json::object stop;
   stop["id"] = schema_string();
   stop["name"] = schema_string();
@@ -81,38 +90,27 @@ tool_spec find_stops_spec() {
   return spec;
 }
 
-outcome<find_stops_request> parse_find_stops(const json::object& arguments) {
+std::vector<transit_mode> read_modes(const arguments& args,
+                                     std::string_view name) {
+  std::vector<transit_mode> modes;
+  for (const auto& text : args.strings(name))
+    if (auto mode = parse_transit_mode(text))
+      modes.push_back(*mode);
+  return modes;
+}
+
+outcome<find_stops_request> parse_find_stops(const json::object& raw) {
+  auto args = arguments::check(find_stops_input(), raw);
+  if (!args)
+    return args.error();
   find_stops_request request;
-  argument_reader args{arguments};
-  auto center = read_coordinate(args, "coordinate", true);
-  auto radius = args.integer("radius", false);
-  auto max_results = args.integer("maxResults", false);
-  request.text_filter = args.string("textFilter", false);
-  auto language = args.string("language", false);
-  if (const auto* modes = args.array("includeModes", false)) {
-    for (const auto& item : *modes) {
-      auto mode = item.is_string() ? parse_transit_mode(item.get_string())
-                                   : std::nullopt;
-      if (!mode) {
-        args.fail("field \"includeModes\" has an unknown mode "
-                  + json::serialize(item) + " (use BUS, TRAM, RAIL, ...)");
-        break;
-      }
-      request.include_modes.push_back(*mode);
-    }
-  }
-  if (auto problem = args.finish())
-    return *problem;
-  auto clamp32 = [](int64_t v) {
-    return static_cast<int32_t>(std::clamp<int64_t>(v, INT32_MIN, INT32_MAX));
-  };
-  request.center = *center;
-  if (radius)
-    request.radius = clamp32(*radius);
-  if (max_results)
-    request.max_results = clamp32(*max_results);
-  if (language)
-    request.language = *language;
+  request.center = *read_coordinate(*args, "coordinate");
+  request.radius = args->integer("radius").value_or(stops_radius.fallback);
+  request.max_results
+    = args->integer("maxResults").value_or(stops_max_results.fallback);
+  request.text_filter = args->string("textFilter");
+  request.language = args->string("language").value_or(request.language);
+  request.include_modes = read_modes(*args, "includeModes");
   return request;
 }
 

@@ -16,12 +16,19 @@ parse_find_stops(const boost::json::object& arguments);
 
 boost::json::object to_json(const find_stops_reply& reply);
 
-/// Reads {lat, lon} strictly (shared by the tools taking coordinates).
-std::optional<coordinate> read_coordinate(argument_reader& args,
-                                          std::string_view name,
-                                          bool required);
+/// A {lat, lon} input field (shared by the tools taking coordinates).
+field coordinate_field(std::string name, std::string description = {});
+/// The coordinate field `name`, when present.
+std::optional<coordinate> read_coordinate(const arguments& args,
+                                          std::string_view name);
+/// The `language` input field of the Helsinki tools (D5).
+field language_field(std::string description = {});
+/// An array of transit modes.
+field modes_field(std::string name, std::string description = {});
+std::vector<transit_mode> read_modes(const arguments& args,
+                                     std::string_view name);
 
-/// The {lat, lon} schema.
+/// The {lat, lon} schema (outputs).
 boost::json::object schema_coordinate(std::string description = {});
 
 } // namespace transitd::mcp

@@ -1,6 +1,7 @@
 #include "transport/tool_catalog.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 
 namespace json = boost::json;
@@ -82,41 +83,13 @@ json::object tool_catalog::definition(const tool_spec& spec) {
   out["name"] = spec.name;
   out["title"] = spec.title;
   out["description"] = spec.description;
-  out["inputSchema"] = spec.input_schema;
+  out["inputSchema"] = spec.input.schema();
   out["outputSchema"] = spec.output_schema;
   out["annotations"] = std::move(annotations);
   return out;
 }
 
-// -- argument_reader ----------------------------------------------------------
-
-argument_reader::argument_reader(const json::object& arguments,
-                                 std::string path)
-  : arguments_(arguments), path_(std::move(path)) {
-}
-
-std::string argument_reader::field(std::string_view name) const {
-  return path_.empty() ? std::string{name} : path_ + "." + std::string{name};
-}
-
-void argument_reader::fail(std::string message) {
-  if (!problem_)
-    problem_ = std::move(message);
-}
-
-const json::value* argument_reader::lookup(std::string_view name,
-                                           bool required,
-                                           std::string_view expected) {
-  consumed_.emplace_back(name);
-  auto it = arguments_.find(name);
-  if (it == arguments_.end() || it->value().is_null()) {
-    if (required)
-      fail("missing required field \"" + field(name) + "\" (" +
-           std::string{expected} + ")");
-    return nullptr;
-  }
-  return &it->value();
-}
+// -- field: one declaration, its schema and its check ------------------------
 
 namespace {
 
@@ -137,107 +110,421 @@ std::string kind_of(const json::value& v) {
   }
 }
 
+std::string quoted(const std::string& path) {
+  return "field \"" + path + "\"";
+}
+
+std::string join_path(const std::string& path, std::string_view name) {
+  return path.empty() ? std::string{name} : path + "." + std::string{name};
+}
+
+/// What a field expects, for "missing required field" messages.
+std::string expected(const field& f) {
+  switch (f.type) {
+    case field::kind::string:
+    case field::kind::choice:
+      return "a string";
+    case field::kind::integer:
+      return "an integer";
+    case field::kind::number:
+      return "a number";
+    case field::kind::boolean:
+      return "a boolean";
+    case field::kind::array:
+      return "an array";
+    default:
+      return "an object";
+  }
+}
+
+field make(field::kind type, std::string name, std::string description) {
+  field f;
+  f.type = type;
+  f.name = std::move(name);
+  f.description = std::move(description);
+  return f;
+}
+
+/// Checks the members of `object` (declared in `members`, plus `extra`
+/// names that something else checked) and rejects undeclared ones.
+std::optional<std::string>
+check_members(const std::vector<field>& members, const json::object& object,
+              const std::string& path, std::string_view extra = {}) {
+  for (const auto& member : members) {
+    auto at = join_path(path, member.name);
+    auto it = object.find(member.name);
+    if (it == object.end() || it->value().is_null()) {
+      if (member.is_required)
+        return "missing required field \"" + at + "\" (" + expected(member)
+               + ")";
+      continue;
+    }
+    if (auto problem = member.check(it->value(), at, &object))
+      return problem;
+  }
+  for (const auto& item : object) {
+    auto key = std::string_view{item.key()};
+    if (key == extra)
+      continue;
+    auto declared = std::any_of(members.begin(), members.end(),
+                                [&](const field& m) { return m.name == key; });
+    if (!declared)
+      return "unknown field \"" + join_path(path, key) + "\"";
+  }
+  return std::nullopt;
+}
+
+const alternative* find_alternative(const std::vector<alternative>& options,
+                                    std::string_view tag) {
+  for (const auto& option : options)
+    if (option.tag == tag)
+      return &option;
+  return nullptr;
+}
+
+std::vector<std::string> tags_of(const std::vector<alternative>& options) {
+  std::vector<std::string> tags;
+  for (const auto& option : options)
+    tags.push_back(option.tag);
+  return tags;
+}
+
+json::object members_schema(const std::vector<field>& members,
+                            json::object extra_properties = {},
+                            std::vector<std::string> required = {}) {
+  json::object properties = std::move(extra_properties);
+  for (const auto& member : members) {
+    properties[member.name] = member.schema();
+    if (member.is_required)
+      required.push_back(member.name);
+  }
+  return schema_object(std::move(properties), std::move(required));
+}
+
 } // namespace
 
-std::optional<std::string> argument_reader::string(std::string_view name,
-                                                   bool required) {
-  const auto* v = lookup(name, required, "a string");
-  if (v == nullptr)
-    return std::nullopt;
-  if (!v->is_string()) {
-    fail("field \"" + field(name) + "\" must be a string, got " + kind_of(*v));
-    return std::nullopt;
+field field::string(std::string name, std::string description) {
+  return make(kind::string, std::move(name), std::move(description));
+}
+
+field field::choice(std::string name, std::vector<std::string> choices,
+                    std::string description) {
+  auto f = make(kind::choice, std::move(name), std::move(description));
+  f.choices = std::move(choices);
+  return f;
+}
+
+field field::integer(std::string name, const int_range& range,
+                     std::string description) {
+  auto f = make(kind::integer, std::move(name), std::move(description));
+  f.ints = range;
+  f.default_value = range.fallback;
+  return f;
+}
+
+field field::number(std::string name, const real_range& range,
+                    std::string description) {
+  auto f = make(kind::number, std::move(name), std::move(description));
+  f.reals = range;
+  return f;
+}
+
+field field::boolean(std::string name, std::string description) {
+  return make(kind::boolean, std::move(name), std::move(description));
+}
+
+field field::object(std::string name, std::vector<field> members,
+                    std::string description) {
+  auto f = make(kind::object, std::move(name), std::move(description));
+  f.members = std::move(members);
+  return f;
+}
+
+field field::array(std::string name, field item, std::string description) {
+  auto f = make(kind::array, std::move(name), std::move(description));
+  f.members.push_back(std::move(item));
+  return f;
+}
+
+field field::tagged(std::string name, std::string tag,
+                    std::vector<alternative> alternatives,
+                    std::string description) {
+  auto f = make(kind::tagged, std::move(name), std::move(description));
+  f.tag = std::move(tag);
+  f.alternatives = std::move(alternatives);
+  return f;
+}
+
+field field::depends_on(std::string name, std::string sibling,
+                        std::vector<alternative> alternatives,
+                        std::string description) {
+  auto f = make(kind::depends_on, std::move(name), std::move(description));
+  f.tag = std::move(sibling);
+  f.alternatives = std::move(alternatives);
+  return f;
+}
+
+field& field::required() {
+  is_required = true;
+  return *this;
+}
+
+field& field::length(const length_range& range) {
+  text_length = range;
+  return *this;
+}
+
+field& field::trimmed() {
+  trim = true;
+  return *this;
+}
+
+field& field::at_most(std::size_t items) {
+  max_items = items;
+  return *this;
+}
+
+field& field::fallback(json::value value) {
+  default_value = std::move(value);
+  return *this;
+}
+
+json::object field::schema() const {
+  json::object out;
+  switch (type) {
+    case kind::string:
+      out = schema_string();
+      if (text_length) {
+        if (text_length->min > 0)
+          out["minLength"] = text_length->min;
+        if (text_length->max != length_range::unbounded)
+          out["maxLength"] = text_length->max;
+      }
+      break;
+    case kind::choice:
+      out = schema_enum(choices);
+      break;
+    case kind::integer:
+      out = json::object{{"type", "integer"}, {"minimum", ints.min}};
+      if (ints.max != int_range::unbounded)
+        out["maximum"] = ints.max;
+      break;
+    case kind::number:
+      out = json::object{{"type", "number"},
+                         {"minimum", reals.min},
+                         {"maximum", reals.max}};
+      break;
+    case kind::boolean:
+      out = schema_boolean();
+      break;
+    case kind::object:
+      out = members_schema(members);
+      break;
+    case kind::array:
+      out = schema_array(members.front().schema());
+      if (max_items)
+        out["maxItems"] = *max_items;
+      break;
+    case kind::tagged:
+    case kind::depends_on: {
+      json::array options;
+      for (const auto& option : alternatives) {
+        if (type == kind::tagged)
+          options.push_back(members_schema(
+            option.members,
+            json::object{{tag, json::object{{"const", option.tag}}}},
+            {tag}));
+        else
+          options.push_back(members_schema(option.members));
+      }
+      out["oneOf"] = std::move(options);
+      break;
+    }
   }
+  if (!default_value.is_null())
+    out["default"] = default_value;
+  if (!description.empty())
+    out["description"] = description;
+  return out;
+}
+
+std::optional<std::string> field::check(const json::value& value,
+                                        const std::string& path,
+                                        const json::object* parent) const {
+  auto wrong = [&](const std::string& what) {
+    return quoted(path) + " must be " + what + ", got " + kind_of(value);
+  };
+  auto from = [&](std::optional<failure> problem) -> std::optional<std::string> {
+    if (problem)
+      return problem->message;
+    return std::nullopt;
+  };
+  switch (type) {
+    case kind::string:
+      if (!value.is_string())
+        return wrong("a string");
+      if (!text_length)
+        return std::nullopt;
+      if (trim) {
+        auto text = std::string_view{value.get_string()};
+        auto first = text.find_first_not_of(" \t\r\n");
+        text = first == std::string_view::npos
+                 ? std::string_view{}
+                 : text.substr(first, text.find_last_not_of(" \t\r\n")
+                                        - first + 1);
+        return from(check_length(quoted(path), text, *text_length));
+      }
+      return from(check_length(quoted(path), value.get_string(),
+                               *text_length));
+    case kind::choice:
+      if (!value.is_string())
+        return wrong("a string");
+      return from(check_choice(quoted(path), value.get_string(), choices));
+    case kind::integer: {
+      int64_t n = 0;
+      if (value.is_int64()) {
+        n = value.get_int64();
+      } else if (value.is_uint64()) {
+        n = value.get_uint64() > static_cast<uint64_t>(INT64_MAX)
+              ? INT64_MAX
+              : static_cast<int64_t>(value.get_uint64());
+      } else if (value.is_double()) {
+        auto d = value.get_double();
+        if (!std::isfinite(d) || std::floor(d) != d || std::fabs(d) >= 9.0e15)
+          return quoted(path) + " must be a whole number, got "
+                 + json::serialize(value);
+        n = static_cast<int64_t>(d);
+      } else {
+        return wrong("an integer");
+      }
+      return from(check_range(quoted(path), n, ints));
+    }
+    case kind::number: {
+      if (!value.is_number())
+        return wrong("a number");
+      return from(check_range(quoted(path), value.to_number<double>(), reals));
+    }
+    case kind::boolean:
+      if (!value.is_bool())
+        return wrong("a boolean");
+      return std::nullopt;
+    case kind::object:
+      if (!value.is_object())
+        return wrong("an object");
+      return check_members(members, value.get_object(), path);
+    case kind::array: {
+      if (!value.is_array())
+        return wrong("an array");
+      const auto& items = value.get_array();
+      if (max_items && items.size() > *max_items)
+        return quoted(path) + " may hold at most "
+               + std::to_string(*max_items) + " items, got "
+               + std::to_string(items.size());
+      for (std::size_t i = 0; i < items.size(); ++i)
+        if (auto problem = members.front().check(
+              items[i], path + "[" + std::to_string(i) + "]", nullptr))
+          return problem;
+      return std::nullopt;
+    }
+    case kind::tagged: {
+      if (!value.is_object())
+        return wrong("an object");
+      const auto& object = value.get_object();
+      auto tag_path = join_path(path, tag);
+      const auto* tag_value = object.if_contains(tag);
+      if (tag_value == nullptr || tag_value->is_null())
+        return "missing required field \"" + tag_path + "\" (a string)";
+      if (!tag_value->is_string())
+        return quoted(tag_path) + " must be a string, got "
+               + kind_of(*tag_value);
+      const auto* option = find_alternative(alternatives,
+                                            tag_value->get_string());
+      if (option == nullptr)
+        return from(check_choice(quoted(tag_path), tag_value->get_string(),
+                                 tags_of(alternatives)));
+      return check_members(option->members, object, path, tag);
+    }
+    case kind::depends_on: {
+      if (!value.is_object())
+        return wrong("an object");
+      const json::value* tag_value
+        = parent != nullptr ? parent->if_contains(tag) : nullptr;
+      const auto* option
+        = tag_value != nullptr && tag_value->is_string()
+            ? find_alternative(alternatives, tag_value->get_string())
+            : nullptr;
+      if (option == nullptr) // the sibling's own check names the problem
+        return quoted(path) + " needs a valid \"" + tag + "\" beside it";
+      return check_members(option->members, value.get_object(), path);
+    }
+  }
+  return std::nullopt;
+}
+
+// -- arguments ----------------------------------------------------------------
+
+outcome<arguments> arguments::check(const field& input,
+                                    const json::object& raw) {
+  if (auto problem = input.check(raw, {}, nullptr)) {
+    auto hint = problem->rfind("unknown field", 0) == 0
+                  ? "check the tool's inputSchema for the field names"
+                  : "";
+    return make_failure(ec::validation_error, std::move(*problem), hint);
+  }
+  return arguments{raw};
+}
+
+const json::value* arguments::find(std::string_view name) const {
+  const auto* v = raw_->if_contains(name);
+  return v == nullptr || v->is_null() ? nullptr : v;
+}
+
+std::optional<std::string> arguments::string(std::string_view name) const {
+  const auto* v = find(name);
+  if (v == nullptr || !v->is_string())
+    return std::nullopt;
   return std::string{v->get_string()};
 }
 
-std::optional<double> argument_reader::number(std::string_view name,
-                                              bool required) {
-  const auto* v = lookup(name, required, "a number");
-  if (v == nullptr)
+std::optional<int32_t> arguments::integer(std::string_view name) const {
+  const auto* v = find(name);
+  if (v == nullptr || !v->is_number())
     return std::nullopt;
-  if (v->is_int64())
-    return static_cast<double>(v->get_int64());
-  if (v->is_uint64())
-    return static_cast<double>(v->get_uint64());
-  if (v->is_double() && std::isfinite(v->get_double()))
-    return v->get_double();
-  fail("field \"" + field(name) + "\" must be a number, got " + kind_of(*v));
-  return std::nullopt;
+  // The declaration bounded it to an int_range: it fits.
+  auto n = v->is_double() ? static_cast<int64_t>(v->get_double())
+                          : v->to_number<int64_t>();
+  return static_cast<int32_t>(
+    std::clamp<int64_t>(n, INT32_MIN, INT32_MAX));
 }
 
-std::optional<int64_t> argument_reader::integer(std::string_view name,
-                                                bool required) {
-  const auto* v = lookup(name, required, "an integer");
-  if (v == nullptr)
+std::optional<double> arguments::number(std::string_view name) const {
+  const auto* v = find(name);
+  if (v == nullptr || !v->is_number())
     return std::nullopt;
-  if (v->is_int64())
-    return v->get_int64();
-  if (v->is_uint64()) {
-    auto u = v->get_uint64();
-    return u > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX
-                                                : static_cast<int64_t>(u);
-  }
-  if (v->is_double()) {
-    auto d = v->get_double();
-    if (std::isfinite(d) && std::floor(d) == d && std::fabs(d) < 9.0e15)
-      return static_cast<int64_t>(d);
-    fail("field \"" + field(name) + "\" must be a whole number, got "
-         + json::serialize(*v));
-    return std::nullopt;
-  }
-  fail("field \"" + field(name) + "\" must be an integer, got " + kind_of(*v));
-  return std::nullopt;
+  return v->to_number<double>();
 }
 
-std::optional<bool> argument_reader::boolean(std::string_view name,
-                                             bool required) {
-  const auto* v = lookup(name, required, "a boolean");
-  if (v == nullptr)
+std::optional<bool> arguments::boolean(std::string_view name) const {
+  const auto* v = find(name);
+  if (v == nullptr || !v->is_bool())
     return std::nullopt;
-  if (!v->is_bool()) {
-    fail("field \"" + field(name) + "\" must be a boolean, got " + kind_of(*v));
-    return std::nullopt;
-  }
   return v->get_bool();
 }
 
-const json::object* argument_reader::object(std::string_view name,
-                                            bool required) {
-  const auto* v = lookup(name, required, "an object");
-  if (v == nullptr)
-    return nullptr;
-  if (!v->is_object()) {
-    fail("field \"" + field(name) + "\" must be an object, got "
-         + kind_of(*v));
-    return nullptr;
-  }
-  return &v->get_object();
+std::optional<arguments> arguments::object(std::string_view name) const {
+  const auto* v = find(name);
+  if (v == nullptr || !v->is_object())
+    return std::nullopt;
+  return arguments{v->get_object()};
 }
 
-const json::array* argument_reader::array(std::string_view name,
-                                          bool required) {
-  const auto* v = lookup(name, required, "an array");
-  if (v == nullptr)
-    return nullptr;
-  if (!v->is_array()) {
-    fail("field \"" + field(name) + "\" must be an array, got " + kind_of(*v));
-    return nullptr;
-  }
-  return &v->get_array();
-}
-
-std::optional<failure> argument_reader::finish() {
-  if (problem_)
-    return make_failure(ec::validation_error, *problem_);
-  for (const auto& item : arguments_) {
-    auto key = std::string_view{item.key()};
-    if (std::find(consumed_.begin(), consumed_.end(), key) == consumed_.end())
-      return make_failure(ec::validation_error,
-                          "unknown field \"" + field(key) + "\"",
-                          "check the tool's inputSchema for the field names");
-  }
-  return std::nullopt;
+std::vector<std::string> arguments::strings(std::string_view name) const {
+  std::vector<std::string> out;
+  if (const auto* v = find(name); v != nullptr && v->is_array())
+    for (const auto& item : v->get_array())
+      if (item.is_string())
+        out.emplace_back(item.get_string());
+  return out;
 }
 
 // -- schema building blocks -----------------------------------------------------

@@ -1,7 +1,8 @@
 #pragma once
-// The MCP face of the tools: each tool's name, description, schemas and the
-// function that runs it, plus helpers that read JSON arguments strictly
-// (unknown fields and wrong types are validation errors that name the
+// The MCP face of the tools: each tool's name, description, input
+// declaration, output schema and the function that runs it. The input
+// declaration yields both the JSON Schema and the strict argument check
+// (unknown fields, wrong types, ranges are validation errors that name the
 // field, D6). Tool wire names appear only in transport/.
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 
 #include "messages/common.hpp"
 #include "messages/error.hpp"
+#include "messages/limits.hpp"
 
 namespace transitd::mcp {
 
@@ -84,11 +86,119 @@ using tool_function = std::function<void(
   const boost::json::object& arguments, call_context& context,
   const std::shared_ptr<cancellation>& cancel, tool_done done)>;
 
+struct field;
+
+/// One shape of a tagged field: the tag's value and the members it brings.
+struct alternative {
+  std::string tag;
+  std::vector<field> members;
+};
+
+/// One input field of a tool, declared once: the JSON Schema in tools/list
+/// and the check of the arguments are both derived from it, and its ranges
+/// are the constants the actors' rules check (messages/limits.hpp).
+struct field {
+  enum class kind : uint8_t {
+    string,
+    choice,
+    integer,
+    number,
+    boolean,
+    object,
+    array,
+    /// An object whose member `tag` names which alternative it is.
+    tagged,
+    /// An object whose shape the sibling field `tag` names.
+    depends_on,
+  };
+
+  static field string(std::string name, std::string description = {});
+  static field choice(std::string name, std::vector<std::string> choices,
+                      std::string description = {});
+  static field integer(std::string name, const int_range& range,
+                       std::string description = {});
+  static field number(std::string name, const real_range& range,
+                      std::string description = {});
+  static field boolean(std::string name, std::string description = {});
+  static field object(std::string name, std::vector<field> members,
+                      std::string description = {});
+  static field array(std::string name, field item,
+                     std::string description = {});
+  static field tagged(std::string name, std::string tag,
+                      std::vector<alternative> alternatives,
+                      std::string description = {});
+  static field depends_on(std::string name, std::string sibling,
+                          std::vector<alternative> alternatives,
+                          std::string description = {});
+
+  field& required();
+  /// Strings: their length in characters.
+  field& length(const length_range& range);
+  /// Strings: the length is measured without surrounding whitespace.
+  field& trimmed();
+  /// Arrays: their size.
+  field& at_most(std::size_t items);
+  /// The default the schema shows (integers show their range's).
+  field& fallback(boost::json::value value);
+
+  /// The JSON Schema of this field.
+  boost::json::object schema() const;
+  /// The first problem with `value` at the dotted `path`; `parent` is the
+  /// enclosing object (for depends_on).
+  std::optional<std::string> check(const boost::json::value& value,
+                                   const std::string& path,
+                                   const boost::json::object* parent) const;
+
+  kind type = kind::string;
+  std::string name;
+  std::string description;
+  bool is_required = false;
+  std::vector<std::string> choices;
+  int_range ints{0, 0, 0};
+  real_range reals{0, 0};
+  std::optional<length_range> text_length;
+  bool trim = false;
+  std::optional<std::size_t> max_items;
+  boost::json::value default_value;
+  /// object: members; array: the item; tagged/depends_on: unused.
+  std::vector<field> members;
+  /// tagged: the member naming the alternative; depends_on: the sibling.
+  std::string tag;
+  std::vector<alternative> alternatives;
+};
+
+/// A tool's arguments once checked against its declaration: reads cannot
+/// fail, and an absent (or null) field reads as nullopt.
+class arguments {
+public:
+  /// Checks `raw` against the tool's input declaration (an object field):
+  /// types, required fields, ranges, choices, lengths and unknown fields.
+  /// The first problem is a validation-error naming the field (D6).
+  static outcome<arguments> check(const field& input,
+                                  const boost::json::object& raw);
+
+  std::optional<std::string> string(std::string_view name) const;
+  std::optional<int32_t> integer(std::string_view name) const;
+  std::optional<double> number(std::string_view name) const;
+  std::optional<bool> boolean(std::string_view name) const;
+  std::optional<arguments> object(std::string_view name) const;
+  /// The strings of an array field (empty when absent).
+  std::vector<std::string> strings(std::string_view name) const;
+
+private:
+  explicit arguments(const boost::json::object& raw) : raw_(&raw) {
+  }
+  const boost::json::value* find(std::string_view name) const;
+
+  const boost::json::object* raw_;
+};
+
 struct tool_spec {
   std::string name;
   std::string title;
   std::string description;
-  boost::json::object input_schema;
+  /// The input object's declaration (field::object).
+  field input = field::object({}, {});
   boost::json::object output_schema;
   // MCP tool annotations (D3): transit tools are read-only and open-world;
   // the variable-store tools work on the caller's own data.
@@ -111,39 +221,6 @@ public:
 
 private:
   std::vector<tool_spec> tools_;
-};
-
-/// Reads an arguments object field by field. The first problem wins and is
-/// reported by finish(), which also rejects fields nobody asked for.
-class argument_reader {
-public:
-  explicit argument_reader(const boost::json::object& arguments,
-                           std::string path = {});
-
-  std::optional<std::string> string(std::string_view name, bool required);
-  /// Accepts integral JSON numbers (5 or 5.0); rejects 5.5.
-  std::optional<int64_t> integer(std::string_view name, bool required);
-  std::optional<double> number(std::string_view name, bool required);
-  std::optional<bool> boolean(std::string_view name, bool required);
-  const boost::json::object* object(std::string_view name, bool required);
-  const boost::json::array* array(std::string_view name, bool required);
-
-  /// Records a problem found by the caller (first one wins).
-  void fail(std::string message);
-  /// The dotted name of a field, for messages ("stop.value").
-  std::string field(std::string_view name) const;
-
-  /// The first problem, or an unknown field; nullopt when all is well.
-  std::optional<failure> finish();
-
-private:
-  const boost::json::value* lookup(std::string_view name, bool required,
-                                   std::string_view expected);
-
-  const boost::json::object& arguments_;
-  std::string path_;
-  std::vector<std::string> consumed_;
-  std::optional<std::string> problem_;
 };
 
 // -- JSON Schema building blocks ----------------------------------------------

@@ -65,7 +65,54 @@ struct gateway_tools {
   }
 };
 
+/// Calls `f(spec, tool_of<Request>())` for each tool.
+template <class F>
+struct each_tool {
+  F f;
+  template <class Request, class Reply, class Parse>
+  void tool(const tool_spec& spec, Parse) {
+    f(spec, tool_of<Request>());
+  }
+  template <class Request, class Reply, class Parse>
+  void london(const tool_spec& spec, Parse, london_tool) {
+    f(spec, tool_of<Request>());
+  }
+};
+
+template <class F>
+void for_each_tool(F f) {
+  each_tool<F> visitor{std::move(f)};
+  visit_tools(visitor);
+}
+
 } // namespace
+
+const std::vector<std::string>& tool_names() {
+  static const auto names = [] {
+    std::vector<std::string> out;
+    for_each_tool(
+      [&out](const tool_spec& spec, std::type_index) {
+        out.push_back(spec.name);
+      });
+    return out;
+  }();
+  return names;
+}
+
+tool_settings_map tool_settings_by_name(
+  const std::map<std::string, double>& tps,
+  const std::map<std::string, int32_t>& timeouts_ms) {
+  tool_settings_map out;
+  for_each_tool([&](const tool_spec& spec, std::type_index tool) {
+    auto& settings = out[tool];
+    settings.label = spec.name;
+    if (auto it = tps.find(spec.name); it != tps.end())
+      settings.tps = it->second;
+    if (auto it = timeouts_ms.find(spec.name); it != timeouts_ms.end())
+      settings.timeout_ms = it->second;
+  });
+  return out;
+}
 
 tool_catalog make_tool_catalog(gateway& gw) {
   tool_catalog catalog;

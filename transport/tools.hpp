@@ -2,6 +2,12 @@
 // Wires each tool's MCP face (schemas, JSON mapping) to the engine through
 // the gateway.
 
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "actors/tool_router.hpp"
 #include "transport/gateway.hpp"
 #include "transport/tool_catalog.hpp"
 
@@ -9,5 +15,15 @@ namespace transitd::mcp {
 
 /// Every tool this build serves, running through `gw`.
 tool_catalog make_tool_catalog(gateway& gw);
+
+/// The MCP names of every tool this build serves, in catalog order.
+const std::vector<std::string>& tool_names();
+
+/// The engine's tool settings from limits and deadlines by MCP name: every
+/// tool is labelled with its MCP name; names not listed take the engine's
+/// defaults.
+tool_settings_map tool_settings_by_name(
+  const std::map<std::string, double>& tps,
+  const std::map<std::string, int32_t>& timeouts_ms);
 
 } // namespace transitd::mcp

@@ -10,35 +10,53 @@ namespace transitd::mcp {
 
 namespace {
 
-json::object location_value_schema() {
-  json::object props;
-  props["lat"] = schema_number("latitude, -90..90");
-  props["lon"] = schema_number("longitude, -180..180");
-  props["name"] = schema_string();
-  props["address"] = schema_string();
-  return schema_object(std::move(props), {"lat", "lon"});
+field key_field() {
+  return field::string("key", "the label").length(variable_key_length);
 }
 
-json::object stop_value_schema() {
-  json::object props;
-  props["stopId"] = schema_string("e.g. HSL:1040129");
-  props["name"] = schema_string();
-  return schema_object(std::move(props), {"stopId"});
+/// A saved value by its type: the shapes save_user_variable takes and the
+/// tools return.
+std::vector<alternative> value_shapes() {
+  auto text = [](const char* name, const char* what = "") {
+    return field::string(name, what).length(variable_text_length);
+  };
+  return {{"location",
+           {field::number("lat", latitude_range, "latitude").required(),
+            field::number("lon", longitude_range, "longitude").required(),
+            text("name"), text("address")}},
+          {"stop",
+           {field::string("stopId", "e.g. HSL:1040129")
+              .length(variable_key_length)
+              .required(),
+            text("name")}}};
 }
 
-json::object key_schema() {
-  auto key = schema_string("the label, 1..100 characters");
-  key["minLength"] = 1;
-  key["maxLength"] = 100;
-  return key;
+const field& save_user_variable_input() {
+  static const auto input = field::object(
+    {}, {key_field().required(),
+         field::choice("type", {"location", "stop"}).required(),
+         field::depends_on("value", "type", value_shapes(),
+                           "location: {lat, lon, name?, address?}; stop: "
+                           "{stopId, name?}")
+           .required()});
+  return input;
+}
+
+const field& get_user_variables_input() {
+  static const auto input = field::object({}, {key_field()});
+  return input;
+}
+
+const field& delete_user_variable_input() {
+  static const auto input = field::object({}, {key_field().required()});
+  return input;
 }
 
 json::object variable_schema() {
   json::object props;
   props["key"] = schema_string();
   props["type"] = schema_enum({"location", "stop"});
-  props["value"] = json::object{
-    {"oneOf", json::array{location_value_schema(), stop_value_schema()}}};
+  props["value"] = field::depends_on("value", "type", value_shapes()).schema();
   props["updatedAt"] = schema_string("ISO 8601 (UTC)");
   return schema_object(std::move(props), {"key", "type", "value", "updatedAt"});
 }
@@ -63,15 +81,7 @@ tool_spec save_user_variable_spec() {
     "{\"type\":\"label\",\"value\":KEY}. Saving an existing key replaces it.");
   spec.read_only = false;
   spec.destructive = true; // replaces an existing key
-  json::object input;
-  input["key"] = key_schema();
-  input["type"] = schema_enum({"location", "stop"});
-  input["value"] = json::object{
-    {"oneOf", json::array{location_value_schema(), stop_value_schema()}},
-    {"description", "location: {lat, lon, name?, address?}; stop: "
-                    "{stopId, name?}"}};
-  spec.input_schema = schema_object(std::move(input),
-                                    {"key", "type", "value"});
+  spec.input = save_user_variable_input();
   json::object output;
   output["variable"] = variable_schema();
   output["replaced"] = schema_boolean("true when the key existed");
@@ -86,9 +96,7 @@ tool_spec get_user_variables_spec() {
   auto spec = store_tool("get_user_variables", "List saved places and stops",
                          "The caller's saved variables, or the one under "
                          "`key` (an empty list when there is none).");
-  json::object input;
-  input["key"] = key_schema();
-  spec.input_schema = schema_object(std::move(input), {});
+  spec.input = get_user_variables_input();
   json::object output;
   output["variables"] = schema_array(variable_schema());
   output["correlationId"] = schema_string();
@@ -103,9 +111,7 @@ tool_spec delete_user_variable_spec() {
                          "`deleted` is false when there was none.");
   spec.read_only = false;
   spec.destructive = true;
-  json::object input;
-  input["key"] = key_schema();
-  spec.input_schema = schema_object(std::move(input), {"key"});
+  spec.input = delete_user_variable_input();
   json::object output;
   output["key"] = schema_string();
   output["deleted"] = schema_boolean();
@@ -116,60 +122,43 @@ tool_spec delete_user_variable_spec() {
 }
 
 outcome<save_variable_request>
-parse_save_user_variable(const json::object& arguments) {
+parse_save_user_variable(const json::object& raw) {
+  auto args = arguments::check(save_user_variable_input(), raw);
+  if (!args)
+    return args.error();
   save_variable_request request;
-  argument_reader args{arguments};
-  auto key = args.string("key", true);
-  auto type_text = args.string("type", true);
-  const auto* value = args.object("value", true);
-  if (auto problem = args.finish())
-    return *problem;
-  auto type = parse_variable_type(*type_text);
-  if (!type)
-    return make_failure(ec::validation_error,
-                        "field \"type\" must be \"location\" or \"stop\", "
-                        "got \"" + *type_text + "\"");
   auto& v = request.variable;
-  v.key = *key;
-  v.type = *type;
-  argument_reader fields{*value, "value"};
-  if (*type == variable_type::location) {
-    auto lat = fields.number("lat", true);
-    auto lon = fields.number("lon", true);
-    v.name = fields.string("name", false);
-    v.address = fields.string("address", false);
-    if (auto problem = fields.finish())
-      return *problem;
-    v.lat = *lat;
-    v.lon = *lon;
+  v.key = *args->string("key");
+  v.type = *parse_variable_type(*args->string("type"));
+  auto value = *args->object("value");
+  v.name = value.string("name");
+  if (v.type == variable_type::location) {
+    v.lat = *value.number("lat");
+    v.lon = *value.number("lon");
+    v.address = value.string("address");
   } else {
-    auto stop_id = fields.string("stopId", true);
-    v.name = fields.string("name", false);
-    if (auto problem = fields.finish())
-      return *problem;
-    v.stop_id = *stop_id;
+    v.stop_id = *value.string("stopId");
   }
   return request;
 }
 
 outcome<get_variables_request>
-parse_get_user_variables(const json::object& arguments) {
+parse_get_user_variables(const json::object& raw) {
+  auto args = arguments::check(get_user_variables_input(), raw);
+  if (!args)
+    return args.error();
   get_variables_request request;
-  argument_reader args{arguments};
-  request.key = args.string("key", false);
-  if (auto problem = args.finish())
-    return *problem;
+  request.key = args->string("key");
   return request;
 }
 
 outcome<delete_variable_request>
-parse_delete_user_variable(const json::object& arguments) {
+parse_delete_user_variable(const json::object& raw) {
+  auto args = arguments::check(delete_user_variable_input(), raw);
+  if (!args)
+    return args.error();
   delete_variable_request request;
-  argument_reader args{arguments};
-  auto key = args.string("key", true);
-  if (auto problem = args.finish())
-    return *problem;
-  request.key = *key;
+  request.key = *args->string("key");
   return request;
 }
 

@@ -97,7 +97,7 @@ variable_store_actor::behavior_type empty_store() {
 }
 
 tool_router_targets targets(caf::actor_system& sys,
-                            std::vector<rate_limit> limits = {}) {
+                            tool_settings_map tools = {}) {
   tool_router_targets t;
   t.departures_board = sys.spawn(echo_board);
   t.stop_finder = sys.spawn(echo_finder);
@@ -106,9 +106,8 @@ tool_router_targets targets(caf::actor_system& sys,
   t.station_toilets = sys.spawn(echo_toilets);
   t.london_journeys = sys.spawn(echo_journeys);
   t.variable_store = sys.spawn(empty_store);
-  for (const auto& l : limits)
-    t.limited_tools.push_back(l.key.substr(5)); // "tool:" prefix
-  t.limiter = sys.spawn(rate_limiter, std::move(limits));
+  t.limiter = sys.spawn(rate_limiter, tool_limits(tools));
+  t.tools = std::move(tools);
   return t;
 }
 
@@ -190,7 +189,7 @@ TEST_CASE_METHOD(test::deterministic_fixture,
                  "[tool_router][actor][deadline]") {
   auto t = targets(sys);
   t.default_timeout_ms = 10000;
-  t.timeouts_ms = {{"plan_trip", 8000}};
+  t.tools = {{tool_of<plan_trip_request>(), {"trips", 8000, 0}}};
   // Echo the deadline through a planner that reports it.
   t.trip_planner = sys.spawn([]() -> trip_planner_actor::behavior_type {
     return {[](const plan_trip_request& r) {
@@ -222,8 +221,10 @@ TEST_CASE_METHOD(test::deterministic_fixture,
                  "inbound limits: per tool, isolated, refilled over time",
                  "[tool_router][actor][rate_limit]") {
   auto router = sys.spawn(tool_router,
-                          targets(sys, {{"tool:planJourney", 2, 2},
-                                        {"tool:stationToilets", 1, 1}}));
+                          targets(sys, {{tool_of<journey_plan_request>(),
+                                         {"journeys", 0, 2}},
+                                        {tool_of<station_toilets_request>(),
+                                         {"", 0, 1}}}));
   auto journey = [&] {
     self->send(router, journey_plan_request{});
     sched.run();
@@ -246,6 +247,7 @@ TEST_CASE_METHOD(test::deterministic_fixture,
   REQUIRE(third);
   CHECK(third->code == ec::rate_limited);
   CHECK(third->retry_after == 1);
+  CHECK_THAT(third->message, Catch::StartsWith("journeys is limited"));
   // planJourney's exhaustion leaves stationToilets alone, and unlimited
   // tools never ask.
   CHECK_FALSE(toilets());

@@ -105,5 +105,5 @@ TEST_CASE("the output schema requires what the reply always has",
   const auto& props = spec.output_schema.at("properties").as_object();
   for (const auto& field : out)
     CHECK(props.contains(field.key()));
-  CHECK(spec.input_schema.at("required").as_array().size() == 1);
+  CHECK(spec.input.schema().at("required").as_array().size() == 1);
 }

@@ -33,7 +33,7 @@ struct endpoint_fixture {
     mcp::tool_spec echo;
     echo.name = "echo";
     echo.title = "Echo";
-    echo.input_schema = mcp::schema_object({}, {});
+    echo.input = mcp::field::object({}, {});
     echo.output_schema = mcp::schema_object({}, {});
     echo.run = [](const json::object& args, call_context& ctx,
                   const std::shared_ptr<mcp::cancellation>&,

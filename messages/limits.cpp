@@ -1,0 +1,82 @@
+#include "messages/limits.hpp"
+
+#include <cmath>
+#include <sstream>
+
+namespace transitd {
+
+namespace {
+
+std::string plain(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+} // namespace
+
+std::optional<failure> check_range(std::string_view field, int64_t value,
+                                   const int_range& range) {
+  if (range.contains(value))
+    return std::nullopt;
+  auto unit = range.unit.empty() ? std::string{}
+                                 : " " + std::string{range.unit};
+  auto allowed = range.max == int_range::unbounded
+                   ? "at least " + std::to_string(range.min) + unit
+                   : "between " + std::to_string(range.min) + " and "
+                       + std::to_string(range.max) + unit;
+  return make_failure(ec::validation_error,
+                      std::string{field} + " must be " + allowed + ", got "
+                        + std::to_string(value));
+}
+
+std::optional<failure> check_range(std::string_view field, double value,
+                                   const real_range& range) {
+  if (std::isfinite(value) && value >= range.min && value <= range.max)
+    return std::nullopt;
+  return make_failure(ec::validation_error,
+                      std::string{field} + " must be between "
+                        + plain(range.min) + " and " + plain(range.max)
+                        + ", got " + plain(value));
+}
+
+std::optional<failure> check_length(std::string_view field,
+                                    std::string_view text,
+                                    const length_range& range) {
+  auto n = utf8_length(text);
+  if (n >= range.min && n <= range.max)
+    return std::nullopt;
+  auto message = std::string{field} + " must be ";
+  if (range.min > 0 && n < range.min && range.min == 1)
+    message += "non-empty";
+  else if (range.max == length_range::unbounded)
+    message += "at least " + std::to_string(range.min)
+               + " characters, got " + std::to_string(n);
+  else
+    message += std::to_string(range.min) + ".." + std::to_string(range.max)
+               + " characters, got " + std::to_string(n);
+  return make_failure(ec::validation_error, std::move(message));
+}
+
+std::optional<failure> check_choice(std::string_view field,
+                                    std::string_view value,
+                                    const std::vector<std::string>& choices) {
+  for (const auto& choice : choices)
+    if (choice == value)
+      return std::nullopt;
+  std::string list;
+  for (std::size_t i = 0; i < choices.size(); ++i)
+    list += (i == 0 ? "" : ", ") + choices[i];
+  return make_failure(ec::validation_error,
+                      std::string{field} + " must be one of " + list
+                        + "; got \"" + std::string{value} + "\"");
+}
+
+std::size_t utf8_length(std::string_view text) {
+  std::size_t n = 0;
+  for (unsigned char c : text)
+    n += (c & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+
+} // namespace transitd
