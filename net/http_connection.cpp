@@ -96,13 +96,15 @@ void drain(int event_fd) {
 
 deferred_reply::deferred_reply(int fd, int wake_fd, bool send_here,
                                bool close, std::string keep_alive,
-                               std::function<void()> on_abandon)
+                               std::function<void()> on_abandon,
+                               std::function<std::chrono::steady_clock::time_point()> now)
   : fd_(fd),
     wake_fd_(wake_fd),
     send_here_(send_here),
     close_(close),
     keep_alive_(std::move(keep_alive)),
-    on_abandon_(std::move(on_abandon)) {
+    on_abandon_(std::move(on_abandon)),
+    now_(std::move(now)) {
 }
 
 void deferred_reply::wake() const {
@@ -148,7 +150,7 @@ void deferred_reply::deliver(int status, std::string_view content_type,
     }
     if (sent == bytes.size()) {
       state_ = state::sent;
-      sent_at_ = std::chrono::steady_clock::now();
+      sent_at_ = now_ ? now_() : std::chrono::steady_clock::now();
       if (owner_waiting_)
         wake();
       return;
@@ -209,7 +211,7 @@ http_connection::scope::~scope() {
 }
 
 void http_connection::begin_request(bool last) {
-  deadline_ = clock::now() + limits_.request_timeout;
+  deadline_ = now() + limits_.request_timeout;
   budget_ = limits_.max_head_bytes;
   last_request_ = last;
   discarding_ = false;
@@ -225,7 +227,7 @@ http_connection::defer(bool close, std::function<void()> on_abandon) {
   // A reply that ends the connection goes out from here, which closes it.
   deferred_.reset(new deferred_reply(fd_, wake_fd_, ssl_ == nullptr && !close,
                                      close, keep_alive_,
-                                     std::move(on_abandon)));
+                                     std::move(on_abandon), limits_.clock));
   discarding_ = true;
   return deferred_;
 }
@@ -247,7 +249,7 @@ bool http_connection::await_deferred(milliseconds& idle, bool to_the_end) {
         lock.unlock();
         deferred_.reset();
         // The keep-alive wait runs from the reply.
-        idle -= std::chrono::duration_cast<milliseconds>(clock::now()
+        idle -= std::chrono::duration_cast<milliseconds>(now()
                                                          - reply->sent_at_);
         return true;
       }
@@ -309,16 +311,16 @@ void http_connection::begin_handler() {
 }
 
 void http_connection::end_handler() {
-  deadline_ = clock::now() + limits_.request_timeout;
+  deadline_ = now() + limits_.request_timeout;
 }
 
 http_connection::wait_result
 http_connection::wait(short events, milliseconds limit, bool stoppable) const {
-  auto until = clock::now() + limit;
+  auto until = now() + limit;
   if (deadline_ < until)
     until = deadline_;
   for (;;) {
-    auto left = std::chrono::duration_cast<milliseconds>(until - clock::now());
+    auto left = std::chrono::duration_cast<milliseconds>(until - now());
     if (left.count() <= 0)
       return wait_result::timeout;
     pollfd fds[2] = {{fd_, events, 0}, {stop_fd_, POLLIN, 0}};
@@ -339,6 +341,12 @@ http_connection::wait(short events, milliseconds limit, bool stoppable) const {
 ssize_t http_connection::fill(milliseconds limit, bool stoppable) {
   if (failed_)
     return -1;
+  // Past the request's deadline nothing more is read, even bytes already
+  // waiting: a request must arrive whole in time, however it trickles.
+  if (deadline_ != clock::time_point::max() && now() >= deadline_) {
+    failed_ = true;
+    return -1;
+  }
   in_pos_ = 0;
   in_len_ = 0;
   for (;;) {

@@ -41,6 +41,9 @@ struct connection_limits {
   /// may take on the wire, framing included; beyond this the connection
   /// is closed. httplib bounds only bodies that state their length.
   std::size_t max_unsized_body_bytes = 1024 * 1024 + 64 * 1024;
+  /// The clock the deadlines and the keep-alive wait run on; empty: the
+  /// steady clock. Tests pass one they move forward instead of sleeping.
+  std::function<std::chrono::steady_clock::time_point()> clock;
 };
 
 class http_connection;
@@ -66,7 +69,8 @@ private:
   enum class state { pending, sent, handed_back, abandoned };
 
   deferred_reply(int fd, int wake_fd, bool send_here, bool close,
-                 std::string keep_alive, std::function<void()> on_abandon);
+                 std::string keep_alive, std::function<void()> on_abandon,
+                 std::function<std::chrono::steady_clock::time_point()> now);
 
   /// Wakes the connection's thread (under mutex_).
   void wake() const;
@@ -89,11 +93,17 @@ private:
   /// Handed back: the bytes still to send.
   std::string bytes_;
   std::chrono::steady_clock::time_point sent_at_;
+  std::function<std::chrono::steady_clock::time_point()> now_;
 };
 
 class http_connection final : public httplib::Stream {
 public:
   using clock = std::chrono::steady_clock;
+
+  /// The time on the limits' clock.
+  clock::time_point now() const {
+    return limits_.clock ? limits_.clock() : clock::now();
+  }
 
   /// Serves `fd` (not owned; made non-blocking). `stop_fd` (an eventfd, or
   /// -1) ends every wait for a request once it becomes readable. With `ssl`

@@ -8,6 +8,7 @@ packages=(
   libcaf-dev                     # CAF 0.17.6 (actors)
   libboost-json1.81-dev          # Boost.JSON 1.81
   libboost-url1.81-dev           # Boost.URL 1.81 (upstream URLs)
+  libcli11-dev                   # CLI11 2.1 (flags and --help)
   libcpp-httplib-dev             # cpp-httplib 0.11 (HTTP server/client)
   libssl-dev zlib1g-dev libbrotli-dev  # what cpp-httplib's pkg-config pulls in
   libspdlog-dev libfmt-dev       # logging

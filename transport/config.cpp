@@ -1,149 +1,64 @@
 #include "transport/config.hpp"
 
-#include "transport/tools.hpp"
-
 #include <algorithm>
 #include <fstream>
 #include <sstream>
+
+#include <CLI/CLI.hpp>
+
+#include "transport/tools.hpp"
 
 namespace transitd {
 
 namespace {
 
-struct option_spec {
-  const char* name;
-  const char* value_name; // nullptr for switches
-  const char* help;
-};
+// Flags are declared with CLI11 (Debian libcli11-dev): it parses
+// `--key value` and `--key=value`, converts and range-checks values, writes
+// --help, and names the flag in every error. A --config file holds the same
+// keys as `key = value` lines; each line is parsed as the flag `--key=value`
+// by the same declarations, so the file and the flags cannot disagree.
+// Precedence (defaults < file < flags) comes from applying the file first
+// and the flags over it.
 
-const option_spec options[] = {
-  {"port", "N", "TCP port of the MCP endpoint (default 8080)"},
-  {"bind", "ADDR", "address to listen on (default 127.0.0.1)"},
-  {"digitransit-routing-url", "URL",
-   "Digitransit GraphQL endpoint (default "
-   "https://api.digitransit.fi/routing/v2/hsl/gtfs/v1)"},
-  {"digitransit-geocoding-url", "URL",
-   "Pelias base, /search is appended (default "
-   "https://api.digitransit.fi/geocoding/v1)"},
-  {"tfl-url", "URL", "TfL API base (default https://api.tfl.gov.uk)"},
-  {"tfl-station-data", "DIR", "TfL 'station data detailed' directory"},
-  {"config", "FILE", "read settings from FILE (key = value lines)"},
-  {"data-dir", "DIR",
-   "where saved variables live (default ~/.local/share/transitd; "
-   "':memory:' keeps nothing)"},
-  {"demo", nullptr,
-   "serve from the built-in mock upstream (every result says demo-data)"},
-  {"http-threads", "N", "HTTP worker threads (default 128)"},
-  {"max-body-bytes", "N", "largest accepted request body (default 1048576)"},
-  {"allowed-hosts", "LIST",
-   "comma-separated Host/Origin names accepted (default "
-   "localhost,127.0.0.1,[::1])"},
-  {"allowed-origins", "LIST",
-   "comma-separated Origin host names or whole origins "
-   "(https://app.example:8443) accepted from browsers (default "
-   "localhost,127.0.0.1,[::1])"},
-  {"auth-tokens-file", "FILE",
-   "bearer tokens, one \"PRINCIPAL TOKEN\" line each; turns "
-   "authentication on"},
-  {"insecure", nullptr,
-   "allow a non-loopback --bind without authentication (warned about)"},
-  {"metrics-auth", "BOOL",
-   "with authentication on, /metrics needs a token too (default true)"},
-  {"tls-cert", "FILE", "PEM certificate (chain): serve HTTPS"},
-  {"tls-key", "FILE", "PEM private key of --tls-cert"},
-  {"max-header-bytes", "N",
-   "largest request header block, names and values (default 16384)"},
-  {"max-argument-bytes", "N",
-   "largest tools/call arguments object, serialised (default 65536)"},
-  {"read-timeout-s", "N",
-   "a connection idle mid-request this long is closed (default 10)"},
-  {"request-timeout-s", "N",
-   "a request must arrive whole within this of its first byte (30)"},
-  {"write-timeout-s", "N",
-   "a client not reading its reply this long is dropped (default 10)"},
-  {"keep-alive-timeout-s", "N",
-   "idle keep-alive connections close after this (default 30)"},
-  {"max-sessions", "N",
-   "open MCP sessions at most; idle ones are evicted first (10000)"},
-  {"session-idle-timeout-s", "N",
-   "a session unused this long may be evicted (default 3600)"},
-  {"log-format", "FORMAT", "text (default) or json: one object per line"},
-  {"tool-timeout-ms", "N", "deadline of one tool call (default 10000)"},
-  {"tool-timeouts-ms", "LIST",
-   "per-tool deadlines, e.g. plan_trip=8000,get_departures=5000 (default "
-   "plan_trip=8000)"},
-  {"tool-tps", "LIST",
-   "per-tool calls per second, e.g. planJourney=5,get_departures=200; 0 = "
-   "unlimited (default planJourney=5,stationToilets=10)"},
-  {"upstream-tps", "LIST",
-   "per-upstream requests per second: digitransit-routing, "
-   "digitransit-geocoding, tfl; 0 = unlimited (default 50,50,8; not "
-   "applied to the demo upstream)"},
-  {"upstream-max-attempts", "N",
-   "attempts per upstream call, retries included (default 3)"},
-  {"upstream-backoff-ms", "N",
-   "first retry backoff ceiling; doubles per retry, full jitter (100)"},
-  {"upstream-backoff-cap-ms", "N", "largest backoff ceiling (2000)"},
-  {"breaker-failures", "N",
-   "consecutive upstream failures that open its circuit breaker (5)"},
-  {"breaker-cooldown-ms", "N",
-   "how long an open breaker fails calls fast before a probe (10000)"},
-  {"cache-departures-ttl-s", "N", "departures cache TTL, 0 = off (15)"},
-  {"cache-stops-ttl-s", "N", "stop search cache TTL, 0 = off (3600)"},
-  {"cache-geocoding-ttl-s", "N", "geocoding cache TTL, 0 = off (3600)"},
-  {"cache-max-entries", "N", "entries per cache kind at most (10000)"},
-  {"cache-max-bytes", "N", "bytes per cache kind at most (67108864)"},
-  {"shutdown-grace-ms", "N",
-   "on SIGTERM/SIGINT, how long calls in flight may finish (10000)"},
-  {"upstream-timeout-ms", "N",
-   "timeout of one upstream HTTP attempt (default 5000)"},
-  {"http-workers", "N", "concurrent upstream requests per provider (16)"},
-  {"scheduler-threads", "N", "CAF scheduler threads (default 2)"},
-  {"plan-speculative-relax", "BOOL",
-   "plan_trip sends its relaxed query in parallel (true, default) or only "
-   "after a disrupted answer (false: saves upstream quota)"},
-  {"plan-journey-tps", "N",
-   "planJourney calls per second (same as tool-tps planJourney=N; 5)"},
-  {"station-toilets-tps", "N",
-   "stationToilets calls per second (same as tool-tps stationToilets=N; "
-   "10)"},
-  {"log-level", "LEVEL", "trace|debug|info|warn|error|critical|off (info)"},
-  {"help", nullptr, "print this help"},
-};
+/// Values that are plain decimal digits: CLI11 would also read "0x10" and
+/// "1e3" as numbers, and "010" as octal.
+const CLI::Validator whole_number{
+  [](std::string& text) -> std::string {
+    if (text.empty() || text.size() > 12
+        || !std::all_of(text.begin(), text.end(),
+                        [](char c) { return c >= '0' && c <= '9'; }))
+      return "expected a whole number, got \"" + text + "\"";
+    // Decimal always: CLI11 would read a leading 0 as octal.
+    text.erase(0, std::min(text.find_first_not_of('0'), text.size() - 1));
+    return {};
+  },
+  "", "whole number"};
 
-const option_spec* find_option(const std::string& name) {
-  for (const auto& opt : options)
-    if (name == opt.name)
-      return &opt;
-  return nullptr;
+CLI::Validator not_empty(const std::string& what) {
+  return CLI::Validator{[what](std::string& text) -> std::string {
+                          return text.empty() ? "needs " + what
+                                              : std::string{};
+                        },
+                        "", "not empty"};
 }
 
-failure bad(const std::string& where, const std::string& what) {
-  return make_failure(ec::validation_error, where + ": " + what);
-}
+const CLI::Validator http_url{
+  [](std::string& url) -> std::string {
+    if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0)
+      return "expected an http:// or https:// URL, got \"" + url + "\"";
+    if (url.find("://") + 3 >= url.size())
+      return "the URL \"" + url + "\" has no host";
+    return {};
+  },
+  "", "URL"};
 
-std::optional<failure> parse_count(const std::string& where,
-                                   const std::string& text, int64_t min,
-                                   int64_t max, int64_t& out) {
-  if (text.empty()
-      || !std::all_of(text.begin(), text.end(),
-                      [](char c) { return c >= '0' && c <= '9'; })
-      || text.size() > 12)
-    return bad(where, "expected a whole number, got \"" + text + "\"");
-  auto value = std::stoll(text);
-  if (value < min || value > max)
-    return bad(where, "must be between " + std::to_string(min) + " and "
-                        + std::to_string(max) + ", got " + text);
-  out = value;
-  return std::nullopt;
-}
-
-/// Parses "name=number,name=number" with names from `known`.
-std::optional<failure> parse_map(const std::string& where,
-                                 const std::string& text,
-                                 const std::vector<std::string>& known,
-                                 int64_t min, int64_t max,
-                                 std::map<std::string, int64_t>& out) {
+/// Parses "name=number,name=number" with names from `known`; errors name
+/// the flag (and the entry).
+std::map<std::string, int64_t> parse_map(const std::string& flag,
+                                         const std::string& text,
+                                         const std::vector<std::string>& known,
+                                         int64_t min, int64_t max) {
+  std::map<std::string, int64_t> out;
   std::stringstream in{text};
   std::string item;
   while (std::getline(in, item, ',')) {
@@ -151,227 +66,276 @@ std::optional<failure> parse_map(const std::string& where,
       continue;
     auto eq = item.find('=');
     if (eq == std::string::npos)
-      return bad(where, "expected name=number, got \"" + item + "\"");
+      throw CLI::ValidationError(flag, "expected name=number, got \"" + item
+                                         + "\"");
     auto name = item.substr(0, eq);
     if (std::find(known.begin(), known.end(), name) == known.end()) {
       std::string names;
       for (const auto& k : known)
         names += (names.empty() ? "" : ", ") + k;
-      return bad(where, "unknown name \"" + name + "\" (known: " + names
-                          + ")");
+      throw CLI::ValidationError(flag, "unknown name \"" + name
+                                         + "\" (known: " + names + ")");
     }
-    int64_t n = 0;
-    if (auto f = parse_count(where + " " + name, item.substr(eq + 1), min, max,
-                             n))
-      return f;
-    out[name] = n;
+    auto number = item.substr(eq + 1);
+    if (auto problem = whole_number(number); !problem.empty())
+      throw CLI::ValidationError(flag + " " + name, problem);
+    auto value = std::stoll(number);
+    if (value < min || value > max)
+      throw CLI::ValidationError(flag + " " + name,
+                                 "must be between " + std::to_string(min)
+                                   + " and " + std::to_string(max)
+                                   + ", got " + number);
+    out[name] = value;
   }
   if (out.empty())
-    return bad(where, "needs at least one name=number");
-  return std::nullopt;
+    throw CLI::ValidationError(flag, "needs at least one name=number");
+  return out;
 }
 
-std::optional<failure> check_url(const std::string& where,
-                                 const std::string& url) {
-  if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0)
-    return bad(where, "expected an http:// or https:// URL, got \"" + url
-                        + "\"");
-  if (url.find("://") + 3 >= url.size())
-    return bad(where, "the URL \"" + url + "\" has no host");
-  return std::nullopt;
+/// "a,b,c" without empty items.
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream in{text};
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty())
+      items.push_back(item);
+  return items;
 }
 
-/// Applies one setting; `where` names its source for messages.
-std::optional<failure> apply(daemon_config& cfg, const std::string& key,
-                             const std::string& value,
-                             const std::string& where) {
-  int64_t n = 0;
-  if (key == "port") {
-    if (auto f = parse_count(where, value, 0, 65535, n))
-      return f;
-    cfg.port = static_cast<int>(n);
-  } else if (key == "bind") {
-    if (value.empty())
-      return bad(where, "needs an address");
-    cfg.bind = value;
-  } else if (key == "digitransit-routing-url") {
-    if (auto f = check_url(where, value))
-      return f;
-    cfg.digitransit_routing_url = value;
-    cfg.digitransit_routing_url_explicit = true;
-  } else if (key == "digitransit-geocoding-url") {
-    if (auto f = check_url(where, value))
-      return f;
-    cfg.digitransit_geocoding_url = value;
-    cfg.digitransit_geocoding_url_explicit = true;
-  } else if (key == "tfl-url") {
-    if (auto f = check_url(where, value))
-      return f;
-    cfg.tfl_url = value;
-    cfg.tfl_url_explicit = true;
-  } else if (key == "tfl-station-data") {
-    if (value.empty())
-      return bad(where, "needs a directory");
-    cfg.tfl_station_data = value;
-  } else if (key == "data-dir") {
-    if (value.empty())
-      return bad(where, "needs a directory");
-    cfg.data_dir = value;
+/// Every option, bound to `cfg`; `config_file` receives --config.
+std::unique_ptr<CLI::App> make_app(daemon_config& cfg,
+                                   std::string& config_file) {
+  auto app = std::make_unique<CLI::App>(
+    "transitd: public transport tools for AI agents over MCP", "transitd");
+  app->option_defaults()
+    ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
+    ->always_capture_default(); // --help shows each default
+  app->set_help_flag("--help", "print this help");
+  app->get_formatter()->column_width(34);
+  auto count = [&](const char* name, auto& field, int64_t min, int64_t max,
+                   const char* help) {
+    return app
+      ->add_option(std::string{"--"} + name, field, help)
+      ->type_name("N")
+      ->transform(whole_number)
+      ->check(CLI::Range(min, max));
+  };
+  auto text = [&](const char* name, std::string& field, const char* value,
+                  const char* help) {
+    return app->add_option(std::string{"--"} + name, field, help)
+      ->type_name(value);
+  };
+  auto url = [&](const char* name, std::string& field, bool& flag,
+                 const char* help) {
+    return app
+      ->add_option_function<std::string>(
+        std::string{"--"} + name,
+        [&field, &flag](const std::string& value) {
+          field = value;
+          flag = true;
+        },
+        help)
+      ->type_name("URL")
+      ->check(http_url);
+  };
+  auto boolean = [&](const char* name, bool& field, const char* help) {
+    return app->add_option(std::string{"--"} + name, field, help)
+      ->type_name("BOOL");
+  };
+  auto tool_map = [&](const char* name, auto& field, int64_t min,
+                      int64_t max, const std::vector<std::string>& known,
+                      const char* help) {
+    std::string flag = std::string{"--"} + name;
+    return app
+      ->add_option_function<std::string>(
+        flag,
+        [&field, flag, min, max, &known](const std::string& value) {
+          for (const auto& [key, n] : parse_map(flag, value, known, min, max))
+            field[key] = static_cast<
+              typename std::decay_t<decltype(field)>::mapped_type>(n);
+        },
+        help)
+      ->type_name("LIST");
+  };
+  auto hosts = [&](const char* name, std::vector<std::string>& field,
+                   const char* needs, const char* help) {
+    std::string flag = std::string{"--"} + name;
+    return app
+      ->add_option_function<std::string>(
+        flag,
+        [&field, flag, needs](const std::string& value) {
+          auto names = split_list(value);
+          if (names.empty())
+            throw CLI::ValidationError(flag, needs);
+          field = std::move(names);
+        },
+        help)
+      ->type_name("LIST");
+  };
 
-  } else if (key == "auth-tokens-file" || key == "tls-cert"
-             || key == "tls-key") {
-    if (value.empty())
-      return bad(where, "needs a file");
-    (key == "auth-tokens-file" ? cfg.auth_tokens_file
-     : key == "tls-cert"       ? cfg.tls_cert
-                               : cfg.tls_key)
-      = value;
-  } else if (key == "max-header-bytes" || key == "max-argument-bytes") {
-    if (auto f = parse_count(where, value, 1024, 64 * 1024 * 1024, n))
-      return f;
-    (key == "max-header-bytes" ? cfg.max_header_bytes
-                               : cfg.max_argument_bytes)
-      = static_cast<std::size_t>(n);
-  } else if (key == "read-timeout-s" || key == "write-timeout-s"
-             || key == "request-timeout-s" || key == "keep-alive-timeout-s") {
-    if (auto f = parse_count(where, value, 1, 3600, n))
-      return f;
-    (key == "read-timeout-s"      ? cfg.read_timeout_s
-     : key == "write-timeout-s"   ? cfg.write_timeout_s
-     : key == "request-timeout-s" ? cfg.request_timeout_s
-                                  : cfg.keep_alive_timeout_s)
-      = static_cast<int>(n);
-  } else if (key == "max-sessions") {
-    if (auto f = parse_count(where, value, 1, 10000000, n))
-      return f;
-    cfg.max_sessions = static_cast<std::size_t>(n);
-  } else if (key == "session-idle-timeout-s") {
-    if (auto f = parse_count(where, value, 1, 86400 * 30, n))
-      return f;
-    cfg.session_idle_timeout_s = static_cast<int>(n);
-  } else if (key == "log-format") {
-    if (value != "text" && value != "json")
-      return bad(where, "expected text or json, got \"" + value + "\"");
-    cfg.log_format = value;
-  } else if (key == "demo" || key == "plan-speculative-relax" || key == "insecure"
-             || key == "metrics-auth") {
-    bool flag;
-    if (value == "true" || value == "1" || value == "yes")
-      flag = true;
-    else if (value == "false" || value == "0" || value == "no")
-      flag = false;
-    else
-      return bad(where, "expected true or false, got \"" + value + "\"");
-    (key == "demo"       ? cfg.demo
-     : key == "insecure" ? cfg.insecure
-     : key == "metrics-auth" ? cfg.metrics_auth
-                             : cfg.plan_speculative_relax)
-      = flag;
-  } else if (key == "http-threads") {
-    if (auto f = parse_count(where, value, 1, 4096, n))
-      return f;
-    cfg.http_threads = static_cast<std::size_t>(n);
-  } else if (key == "max-body-bytes") {
-    if (auto f = parse_count(where, value, 1024, 64 * 1024 * 1024, n))
-      return f;
-    cfg.max_body_bytes = static_cast<std::size_t>(n);
-  } else if (key == "allowed-hosts" || key == "allowed-origins") {
-    std::vector<std::string> names;
-    std::stringstream in{value};
-    std::string item;
-    while (std::getline(in, item, ','))
-      if (!item.empty())
-        names.push_back(item);
-    if (names.empty())
-      return bad(where, key == "allowed-hosts"
-                          ? "needs at least one host name"
-                          : "needs at least one origin or host name");
-    (key == "allowed-hosts" ? cfg.allowed_hosts : cfg.allowed_origins)
-      = std::move(names);
-  } else if (key == "tool-timeout-ms") {
-    if (auto f = parse_count(where, value, 100, 600000, n))
-      return f;
-    cfg.tool_timeout_ms = static_cast<int32_t>(n);
-  } else if (key == "tool-timeouts-ms") {
-    std::map<std::string, int64_t> parsed;
-    if (auto f = parse_map(where, value, mcp::tool_names(), 100, 600000,
-                           parsed))
-      return f;
-    for (const auto& [name, ms] : parsed)
-      cfg.tool_timeouts_ms[name] = static_cast<int32_t>(ms);
-  } else if (key == "tool-tps" || key == "upstream-tps") {
-    bool tools = key == "tool-tps";
-    std::map<std::string, int64_t> parsed;
-    if (auto f = parse_map(where, value,
-                           tools ? mcp::tool_names() : known_upstream_names(),
-                           0, 1000000, parsed))
-      return f;
-    for (const auto& [name, tps] : parsed)
-      (tools ? cfg.tool_tps : cfg.upstream_tps)[name] = static_cast<double>(tps);
-  } else if (key == "upstream-max-attempts") {
-    if (auto f = parse_count(where, value, 1, 10, n))
-      return f;
-    cfg.upstream_max_attempts = static_cast<int32_t>(n);
-  } else if (key == "upstream-backoff-ms" || key == "upstream-backoff-cap-ms"
-             || key == "breaker-cooldown-ms" || key == "shutdown-grace-ms") {
-    if (auto f = parse_count(where, value, 0, 600000, n))
-      return f;
-    auto v = static_cast<int32_t>(n);
-    if (key == "upstream-backoff-ms")
-      cfg.upstream_backoff_ms = v;
-    else if (key == "upstream-backoff-cap-ms")
-      cfg.upstream_backoff_cap_ms = v;
-    else if (key == "breaker-cooldown-ms")
-      cfg.breaker_cooldown_ms = v;
-    else
-      cfg.shutdown_grace_ms = v;
-  } else if (key == "breaker-failures") {
-    if (auto f = parse_count(where, value, 1, 1000, n))
-      return f;
-    cfg.breaker_failures = static_cast<int32_t>(n);
-  } else if (key == "cache-departures-ttl-s" || key == "cache-stops-ttl-s"
-             || key == "cache-geocoding-ttl-s") {
-    if (auto f = parse_count(where, value, 0, 86400 * 7, n))
-      return f;
-    auto v = static_cast<int32_t>(n);
-    if (key == "cache-departures-ttl-s")
-      cfg.cache_departures_ttl_s = v;
-    else if (key == "cache-stops-ttl-s")
-      cfg.cache_stops_ttl_s = v;
-    else
-      cfg.cache_geocoding_ttl_s = v;
-  } else if (key == "cache-max-entries" || key == "cache-max-bytes") {
-    if (auto f = parse_count(where, value, 0, int64_t{1} << 40, n))
-      return f;
-    (key == "cache-max-entries" ? cfg.cache_max_entries : cfg.cache_max_bytes)
-      = static_cast<std::size_t>(n);
-  } else if (key == "upstream-timeout-ms") {
-    if (auto f = parse_count(where, value, 50, 600000, n))
-      return f;
-    cfg.upstream_timeout_ms = static_cast<int32_t>(n);
-  } else if (key == "http-workers") {
-    if (auto f = parse_count(where, value, 1, 1024, n))
-      return f;
-    cfg.http_workers = static_cast<std::size_t>(n);
-  } else if (key == "scheduler-threads") {
-    if (auto f = parse_count(where, value, 1, 256, n))
-      return f;
-    cfg.scheduler_threads = static_cast<std::size_t>(n);
-  } else if (key == "station-toilets-tps" || key == "plan-journey-tps") {
-    if (auto f = parse_count(where, value, 1, 100000, n))
-      return f;
-    cfg.tool_tps[key == "plan-journey-tps" ? "planJourney" : "stationToilets"]
-      = static_cast<double>(n);
-  } else if (key == "log-level") {
-    static const char* levels[] = {"trace", "debug", "info",    "warn",
-                                   "error", "critical", "off"};
-    if (std::none_of(std::begin(levels), std::end(levels),
-                     [&](const char* l) { return value == l; }))
-      return bad(where, "expected one of trace, debug, info, warn, error, "
-                        "critical, off; got \"" + value + "\"");
-    cfg.log_level = value;
-  } else {
-    return bad(where, "unknown setting");
+  count("port", cfg.port, 0, 65535, "TCP port of the MCP endpoint");
+  text("bind", cfg.bind, "ADDR", "address to listen on")
+    ->check(not_empty("an address"));
+  url("digitransit-routing-url", cfg.digitransit_routing_url,
+      cfg.digitransit_routing_url_explicit,
+      "Digitransit GraphQL endpoint (default "
+      "https://api.digitransit.fi/routing/v2/hsl/gtfs/v1)");
+  url("digitransit-geocoding-url", cfg.digitransit_geocoding_url,
+      cfg.digitransit_geocoding_url_explicit,
+      "Pelias base, /search is appended (default "
+      "https://api.digitransit.fi/geocoding/v1)");
+  url("tfl-url", cfg.tfl_url, cfg.tfl_url_explicit,
+      "TfL API base (default https://api.tfl.gov.uk)");
+  text("tfl-station-data", cfg.tfl_station_data, "DIR",
+       "TfL 'station data detailed' directory (in a config file also "
+       "tfl.station-data.detailed-dir)")
+    ->check(not_empty("a directory"));
+  text("config", config_file, "FILE",
+       "read settings from FILE (key = value lines)")
+    ->check(not_empty("a file"));
+  text("data-dir", cfg.data_dir, "DIR",
+       "where saved variables live (default ~/.local/share/transitd; "
+       "':memory:' keeps nothing)")
+    ->check(not_empty("a directory"));
+  app->add_flag("--demo", cfg.demo,
+                "serve from the built-in mock upstream (every result says "
+                "demo-data)");
+  count("http-threads", cfg.http_threads, 1, 4096, "HTTP worker threads");
+  count("max-body-bytes", cfg.max_body_bytes, 1024, 64 * 1024 * 1024,
+        "largest accepted request body");
+  hosts("allowed-hosts", cfg.allowed_hosts, "needs at least one host name",
+        "comma-separated Host/Origin names accepted (default "
+        "localhost,127.0.0.1,[::1])");
+  hosts("allowed-origins", cfg.allowed_origins,
+        "needs at least one origin or host name",
+        "comma-separated Origin host names or whole origins "
+        "(https://app.example:8443) accepted from browsers (default "
+        "localhost,127.0.0.1,[::1])");
+  text("auth-tokens-file", cfg.auth_tokens_file, "FILE",
+       "bearer tokens, one \"PRINCIPAL TOKEN\" line each; turns "
+       "authentication on")
+    ->check(not_empty("a file"));
+  app->add_flag("--insecure", cfg.insecure,
+                "allow a non-loopback --bind without authentication (warned "
+                "about)");
+  boolean("metrics-auth", cfg.metrics_auth,
+          "with authentication on, /metrics needs a token too (default "
+          "true)");
+  text("tls-cert", cfg.tls_cert, "FILE", "PEM certificate (chain): serve HTTPS")
+    ->check(not_empty("a file"));
+  text("tls-key", cfg.tls_key, "FILE", "PEM private key of --tls-cert")
+    ->check(not_empty("a file"));
+  count("max-header-bytes", cfg.max_header_bytes, 1024, 64 * 1024 * 1024,
+        "largest request header block, names and values");
+  count("max-argument-bytes", cfg.max_argument_bytes, 1024,
+        64 * 1024 * 1024,
+        "largest tools/call arguments object, serialised");
+  count("read-timeout-s", cfg.read_timeout_s, 1, 3600,
+        "a connection idle mid-request this long is closed");
+  count("request-timeout-s", cfg.request_timeout_s, 1, 3600,
+        "a request must arrive whole within this of its first byte");
+  count("write-timeout-s", cfg.write_timeout_s, 1, 3600,
+        "a client not reading its reply this long is dropped");
+  count("keep-alive-timeout-s", cfg.keep_alive_timeout_s, 1, 3600,
+        "idle keep-alive connections close after this");
+  count("max-sessions", cfg.max_sessions, 1, 10000000,
+        "open MCP sessions at most; idle ones are evicted first");
+  count("session-idle-timeout-s", cfg.session_idle_timeout_s, 1,
+        86400 * 30, "a session unused this long may be evicted");
+  text("log-format", cfg.log_format, "FORMAT",
+       "text or json: one object per line")
+    ->check(CLI::IsMember({"text", "json"}));
+  count("tool-timeout-ms", cfg.tool_timeout_ms, 100, 600000,
+        "deadline of one tool call");
+  tool_map("tool-timeouts-ms", cfg.tool_timeouts_ms, 100, 600000,
+           mcp::tool_names(),
+           "per-tool deadlines, e.g. plan_trip=8000,get_departures=5000 "
+           "(default plan_trip=8000)");
+  tool_map("tool-tps", cfg.tool_tps, 0, 1000000, mcp::tool_names(),
+           "per-tool calls per second, e.g. planJourney=5,"
+           "get_departures=200; 0 = unlimited (default planJourney=5,"
+           "stationToilets=10)");
+  tool_map("upstream-tps", cfg.upstream_tps, 0, 1000000,
+           known_upstream_names(),
+           "per-upstream requests per second: digitransit-routing, "
+           "digitransit-geocoding, tfl; 0 = unlimited (default 50,50,8; not "
+           "applied to the demo upstream)");
+  count("upstream-max-attempts", cfg.upstream_max_attempts, 1, 10,
+        "attempts per upstream call, retries included");
+  count("upstream-backoff-ms", cfg.upstream_backoff_ms, 0, 600000,
+        "first retry backoff ceiling; doubles per retry, full jitter");
+  count("upstream-backoff-cap-ms", cfg.upstream_backoff_cap_ms, 0, 600000,
+        "largest backoff ceiling");
+  count("breaker-failures", cfg.breaker_failures, 1, 1000,
+        "consecutive upstream failures that open its circuit breaker");
+  count("breaker-cooldown-ms", cfg.breaker_cooldown_ms, 0, 600000,
+        "how long an open breaker fails calls fast before a probe");
+  count("cache-departures-ttl-s", cfg.cache_departures_ttl_s, 0, 86400 * 7,
+        "departures cache TTL, 0 = off");
+  count("cache-stops-ttl-s", cfg.cache_stops_ttl_s, 0, 86400 * 7,
+        "stop search cache TTL, 0 = off");
+  count("cache-geocoding-ttl-s", cfg.cache_geocoding_ttl_s, 0, 86400 * 7,
+        "geocoding cache TTL, 0 = off");
+  count("cache-max-entries", cfg.cache_max_entries, 0, int64_t{1} << 40,
+        "entries per cache kind at most");
+  count("cache-max-bytes", cfg.cache_max_bytes, 0, int64_t{1} << 40,
+        "bytes per cache kind at most");
+  count("shutdown-grace-ms", cfg.shutdown_grace_ms, 0, 600000,
+        "on SIGTERM/SIGINT, how long calls in flight may finish");
+  count("upstream-timeout-ms", cfg.upstream_timeout_ms, 50, 600000,
+        "timeout of one upstream HTTP attempt");
+  count("http-workers", cfg.http_workers, 1, 1024,
+        "concurrent upstream requests per provider");
+  count("scheduler-threads", cfg.scheduler_threads, 1, 256,
+        "CAF scheduler threads");
+  boolean("plan-speculative-relax", cfg.plan_speculative_relax,
+          "plan_trip sends its relaxed query in parallel (true, default) or "
+          "only after a disrupted answer (false: saves upstream quota)");
+  for (auto [flag, tool] : {std::pair{"plan-journey-tps", "planJourney"},
+                            std::pair{"station-toilets-tps",
+                                      "stationToilets"}})
+    app
+      ->add_option_function<int64_t>(
+        std::string{"--"} + flag,
+        [&cfg, tool = std::string{tool}](int64_t tps) {
+          cfg.tool_tps[tool] = static_cast<double>(tps);
+        },
+        std::string{tool} + " calls per second (same as --tool-tps "
+          + tool + "=N)")
+      ->type_name("N")
+      ->transform(whole_number)
+      ->check(CLI::Range(int64_t{1}, int64_t{100000}));
+  text("log-level", cfg.log_level, "LEVEL", "how much to log")
+    ->check(CLI::IsMember(
+      {"trace", "debug", "info", "warn", "error", "critical", "off"}));
+  app->footer(
+    "Every option but --config and --help also works in a --config file, "
+    "without\nthe dashes: `port = 9000`.\n\n"
+    "environment:\n"
+    "  DIGITRANSIT_API_KEY   Digitransit subscription key\n"
+    "  TFL_API_KEY           TfL app_key\n"
+    "\nprecedence: defaults < config file < flags. Without a key and an "
+    "explicit URL,\na provider runs on the built-in demo upstream.");
+  return app;
+}
+
+failure bad(const std::string& where, const std::string& what) {
+  return make_failure(ec::validation_error, where + ": " + what);
+}
+
+/// Runs `app` over `args`; a failure carries CLI11's message, which names
+/// the flag, prefixed by `where` when given.
+std::optional<failure> run(CLI::App& app, std::vector<std::string> args,
+                           const std::string& where = {}) {
+  std::reverse(args.begin(), args.end()); // CLI11 takes them last first
+  try {
+    app.clear();
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    std::string message = e.what();
+    return make_failure(ec::validation_error,
+                        where.empty() ? message : where + ": " + message);
   }
   return std::nullopt;
 }
@@ -384,7 +348,8 @@ std::string trim(const std::string& text) {
   return text.substr(begin, end - begin + 1);
 }
 
-std::optional<failure> apply_file(daemon_config& cfg, const std::string& path,
+/// Applies a config file line by line, each as `--key=value`.
+std::optional<failure> apply_file(CLI::App& app, const std::string& path,
                                   const std::string& text) {
   std::istringstream in{text};
   std::string line;
@@ -406,9 +371,11 @@ std::optional<failure> apply_file(daemon_config& cfg, const std::string& path,
     auto value = trim(line.substr(eq + 1));
     if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
       value = value.substr(1, value.size() - 2);
-    if (key == "config" || key == "help" || find_option(key) == nullptr)
+    if (key == "config" || key == "help"
+        || app.get_option_no_throw("--" + key) == nullptr)
       return bad(where, "unknown setting \"" + key + "\"");
-    if (auto f = apply(cfg, key, value, where + " (" + written + ")"))
+    if (auto f = run(app, {"--" + key + "=" + value},
+                     where + " (" + written + ")"))
       return f;
   }
   return std::nullopt;
@@ -423,80 +390,40 @@ const std::vector<std::string>& known_upstream_names() {
 }
 
 std::string config_usage() {
-  std::string out = "usage: transitd [options]\n\noptions (the same keys, "
-                    "without dashes, work in a --config file):\n";
-  for (const auto& opt : options) {
-    std::string left = std::string{"  --"} + opt.name;
-    if (opt.value_name)
-      left += std::string{" "} + opt.value_name;
-    if (left.size() < 34)
-      left.resize(34, ' ');
-    else
-      left += "\n" + std::string(34, ' ');
-    out += left + opt.help + "\n";
-  }
-  out += "\nenvironment:\n"
-         "  DIGITRANSIT_API_KEY   Digitransit subscription key\n"
-         "  TFL_API_KEY           TfL app_key\n"
-         "\nprecedence: defaults < config file < flags. Without a key and an "
-         "explicit URL,\na provider runs on the built-in demo upstream.\n";
-  return out;
+  daemon_config cfg;
+  std::string file;
+  return make_app(cfg, file)->help();
 }
 
 outcome<config_request> parse_config(const std::vector<std::string>& args,
                                      const env_lookup& env,
                                      const file_reader& read_file) {
-  // Pass 1: split flags into (key, value) pairs and find --config.
-  std::vector<std::pair<std::string, std::string>> flags;
   config_request request;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const auto& arg = args[i];
-    if (arg.rfind("--", 0) != 0)
-      return bad(arg, "unexpected argument (options start with --)");
-    auto body = arg.substr(2);
-    std::optional<std::string> value;
-    if (auto eq = body.find('='); eq != std::string::npos) {
-      value = body.substr(eq + 1);
-      body = body.substr(0, eq);
-    }
-    const auto* opt = find_option(body);
-    if (opt == nullptr)
-      return bad("--" + body, "unknown option (see --help)");
-    if (opt->value_name == nullptr) {
-      if (value && body != "demo" && body != "insecure")
-        return bad("--" + body, "takes no value");
-      flags.emplace_back(body, value.value_or("true"));
-      continue;
-    }
-    if (!value) {
-      if (i + 1 >= args.size())
-        return bad("--" + body, std::string{"needs a value ("}
-                                  + opt->value_name + ")");
-      value = args[++i];
-    }
-    flags.emplace_back(body, *value);
-  }
-  auto& cfg = request.config;
-  for (const auto& [key, value] : flags)
-    if (key == "help")
-      request.help = true;
-  if (request.help)
+  // Pass 1 checks the flags (into a scratch copy) and finds --config.
+  daemon_config scratch;
+  std::string config_file;
+  auto flags = make_app(scratch, config_file);
+  try {
+    flags->parse(std::vector<std::string>(args.rbegin(), args.rend()));
+  } catch (const CLI::CallForHelp&) {
+    request.help = true;
     return request;
-  for (const auto& [key, value] : flags) {
-    if (key != "config")
-      continue;
-    auto text = read_file(value);
+  } catch (const CLI::ParseError& e) {
+    return make_failure(ec::validation_error, e.what());
+  }
+  // Pass 2: the file, then the flags over it.
+  auto& cfg = request.config;
+  std::string ignored;
+  auto app = make_app(cfg, ignored);
+  if (!config_file.empty()) {
+    auto text = read_file(config_file);
     if (!text)
       return bad("--config", text.error().message);
-    if (auto f = apply_file(cfg, value, *text))
+    if (auto f = apply_file(*app, config_file, *text))
       return *f;
   }
-  for (const auto& [key, value] : flags) {
-    if (key == "config")
-      continue;
-    if (auto f = apply(cfg, key, value, "--" + key))
-      return *f;
-  }
+  if (auto f = run(*app, args))
+    return *f;
   if (auto key = env("DIGITRANSIT_API_KEY"))
     cfg.digitransit_api_key = *key;
   if (auto key = env("TFL_API_KEY"))

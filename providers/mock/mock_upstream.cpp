@@ -256,6 +256,7 @@ mock_upstream::mock_upstream()
                                    {"withSubscriptionKey",
                                     s.with_subscription_key},
                                    {"faultsInjected", s.faults_injected},
+                                   {"latencyAddedMs", s.latency_added_ms},
                                    {"byOperation", std::move(by_operation)}});
           });
   svr.Get("/__mock/last-request",
@@ -408,8 +409,12 @@ void mock_upstream::serve(const httplib::Request& req, httplib::Response& res,
     std::lock_guard<std::mutex> lock{mutex_};
     faults = faults_;
   }
-  if (faults.latency_ms > 0 && !wait_or_stop(faults.latency_ms))
-    return;
+  if (faults.latency_ms > 0) {
+    if (!wait_or_stop(faults.latency_ms))
+      return;
+    std::lock_guard<std::mutex> lock{mutex_};
+    stats_.latency_added_ms += faults.latency_ms;
+  }
   auto fault = faults.match.empty()
                   || req.body.find(faults.match) != std::string::npos
                 ? next_fault()

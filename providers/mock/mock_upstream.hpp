@@ -83,6 +83,8 @@ struct mock_stats {
   int64_t max_in_flight = 0;
   int64_t with_subscription_key = 0;
   int64_t faults_injected = 0;
+  /// Milliseconds of latency added to answers (latencyMs), in all.
+  int64_t latency_added_ms = 0;
   std::map<std::string, int64_t> by_operation;
 };
 

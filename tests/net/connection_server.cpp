@@ -6,7 +6,9 @@
 
 #include "net/connection_server.hpp"
 
+#include <atomic>
 #include <chrono>
+#include <functional>
 #include <future>
 #include <memory>
 #include <string>
@@ -15,6 +17,8 @@
 #include <catch2/catch.hpp>
 #include <httplib.h>
 
+#include "tests/support/moving_clock.hpp"
+
 using namespace transitd;
 using namespace std::chrono_literals;
 
@@ -22,34 +26,38 @@ namespace {
 
 constexpr std::size_t big_reply = 32 * 1024 * 1024;
 
+
 struct served {
+  test::moving_clock clock;
   std::unique_ptr<connection_server> server;
   std::thread thread;
   int port = 0;
 
-  served(connection_limits limits, std::chrono::milliseconds keep_alive)
-    : server(std::make_unique<connection_server>(limits, keep_alive)) {
+  served(connection_limits limits, std::chrono::milliseconds keep_alive) {
+    limits.clock = clock.function();
+    server = std::make_unique<connection_server>(limits, keep_alive);
     server->Post("/echo", [](const httplib::Request& req,
                              httplib::Response& res) {
       res.set_content(std::to_string(req.body.size()), "text/plain");
     });
     // Slow handlers with a reply too big for the socket buffers, so that
     // sending it has to wait, and the deadline decides.
-    server->Get("/slow-scoped", [](const httplib::Request&,
-                                   httplib::Response& res) {
+    server->Get("/slow-scoped", [this](const httplib::Request&,
+                                       httplib::Response& res) {
       handler_scope handling;
-      std::this_thread::sleep_for(1500ms);
+      clock.advance(1500ms); // the handler "takes" 1.5 s
       res.set_content(std::string(big_reply, 'r'), "text/plain");
     });
-    server->Get("/slow", [](const httplib::Request&, httplib::Response& res) {
-      std::this_thread::sleep_for(1500ms);
+    server->Get("/slow", [this](const httplib::Request&,
+                                httplib::Response& res) {
+      clock.advance(1500ms);
       res.set_content(std::string(big_reply, 'r'), "text/plain");
     });
     port = server->bind_to_any_port("127.0.0.1");
     REQUIRE(port > 0);
     thread = std::thread{[this] { server->listen_after_bind(); }};
     while (!server->is_running())
-      std::this_thread::sleep_for(1ms);
+      std::this_thread::yield();
   }
   ~served() {
     if (thread.joinable()) {

@@ -60,6 +60,16 @@ TEST_CASE("flags in both spellings", "[config]") {
   CHECK(r->config.tfl_station_data == "/data/tfl");
 }
 
+TEST_CASE("numbers are decimal, whatever their leading zeros", "[config]") {
+  auto r = inputs{}.parse({"--port", "010", "--max-sessions", "0100"});
+  REQUIRE(r);
+  CHECK(r->config.port == 10);
+  CHECK(r->config.max_sessions == 100);
+  auto zero = inputs{}.parse({"--port", "000"});
+  REQUIRE(zero);
+  CHECK(zero->config.port == 0);
+}
+
 TEST_CASE("the plan_trip relax switch (D12)", "[config]") {
   auto on = inputs{}.parse({});
   CHECK(on->config.plan_speculative_relax);
@@ -76,6 +86,9 @@ TEST_CASE("bad flags and values name themselves", "[config][validation]") {
   };
   for (const auto& [args, names] : std::vector<bad_case>{
          {{"--port", "http"}, "--port"},
+         {{"--port", "0x50"}, "--port"},
+         {{"--port", "1e3"}, "--port"},
+         {{"--port", "-1"}, "--port"},
          {{"--port", "70000"}, "--port"},
          {{"--port"}, "--port"},
          {{"--colour"}, "--colour"},
@@ -134,6 +147,8 @@ TEST_CASE("--help lists every option", "[config]") {
                     "--tfl-station-data", "--config", "--demo",
                     "DIGITRANSIT_API_KEY", "TFL_API_KEY"})
     CHECK_THAT(text, Catch::Contains(flag));
+  // With their defaults.
+  CHECK_THAT(text, Catch::Contains("=8080") && Catch::Contains("=127.0.0.1"));
 }
 
 TEST_CASE("the embedded default: demo unless a key or URL is given",
