@@ -65,7 +65,8 @@ departures_board_actor::behavior_type departures_board(
                 ec::validation_error,
                 "label \"" + request.stop.value
                   + "\" is a location, not a stop",
-                "save the stop with type \"stop\", or use find_stops"));
+                "save the stop with type \"stop\", or search stops near a "
+                "coordinate for its id"));
               return;
             }
             request.stop = {stop_ref::kind::id, variable.stop_id};

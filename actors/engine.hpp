@@ -81,8 +81,12 @@ struct engine_config {
   int32_t tool_timeout_ms = 10000;
   /// Labels, deadlines and inbound limits by tool, keyed by the request the
   /// tool takes: `tools[tool_of<plan_trip_request>()] = {"trips", 8000}`.
-  /// Tools not listed are unlimited.
-  tool_settings_map tools;
+  /// Tools not listed are unlimited. The defaults: plan_trip's contract
+  /// deadline (8 s) and the London tools' limits (5 and 10 per second).
+  tool_settings_map tools{
+    {tool_of<plan_trip_request>(), {"trip planning", 8000, 0}},
+    {tool_of<journey_plan_request>(), {"London journeys", 0, 5}},
+    {tool_of<station_toilets_request>(), {"station toilets", 0, 10}}};
   /// Outbound requests per second by upstream ("digitransit-routing",
   /// "digitransit-geocoding", "tfl"); upstreams not listed are unlimited.
   std::map<std::string, double> upstream_tps;

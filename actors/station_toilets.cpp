@@ -84,7 +84,7 @@ station_toilets_actor spawn_station_toilets(caf::actor_system& system,
     load_failure = loaded.error();
     load_failure->message = "station data from " + options.source
                             + " is not available: " + load_failure->message;
-    spdlog::warn("{}; stationToilets will answer DATA_NOT_AVAILABLE",
+    spdlog::warn("{}; the station toilets tool will answer DATA_NOT_AVAILABLE",
                  load_failure->message);
   }
   return system.spawn(station_toilets, std::move(data),

@@ -147,7 +147,7 @@ void send_relaxed(planner_pointer self, const call_ptr& call) {
           return; // cancelled by us, or no longer wanted
         call->relaxed_done = true;
         // The alternative is a bonus: its failure leaves the primary.
-        spdlog::info("[{}] plan_trip relaxed query failed: {}",
+        spdlog::info("[{}] relaxed trip query failed: {}",
                      call->request.context.correlation_id,
                      to_failure(err).message);
         report_progress(call->request.context, "relaxed plan failed");
@@ -232,7 +232,7 @@ trip_planner(trip_planner_actor::stateful_pointer<trip_planner_state> self,
   return {
     [self](plan_trip_request& request) -> caf::result<plan_trip_reply> {
       if (auto invalid = validate(request)) {
-        spdlog::info("[{}] plan_trip rejected: {}",
+        spdlog::info("[{}] trip plan rejected: {}",
                      request.context.correlation_id, invalid->message);
         return to_error(*invalid);
       }

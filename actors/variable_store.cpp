@@ -330,7 +330,7 @@ variable_store_actor::behavior_type variable_store(
         return make_error(ec::validation_error,
                           "unknown label \"" + request.key
                             + "\": no saved variable has that key",
-                          "save it first with save_user_variable");
+                          "save it first (the tool that saves a variable)");
       return std::move(found->front());
     },
   };

@@ -200,7 +200,8 @@ outcome<stop_departures> parse_departures(std::string_view body,
     return make_failure(ec::validation_error,
                         "unknown stop id \"" + std::string{requested_stop}
                           + "\": the upstream has no such stop",
-                        "find stop ids with find_stops, e.g. \"HSL:1040129\"");
+                        "search stops near a coordinate for their ids, e.g. "
+                        "\"HSL:1040129\"");
   stop_departures result;
   result.fetched_ms = fetched_ms;
   result.stop_id = string_at(*stop, {"gtfsId"})

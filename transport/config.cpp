@@ -103,9 +103,13 @@ std::vector<std::string> split_list(const std::string& text) {
   return items;
 }
 
-/// Every option, bound to `cfg`; `config_file` receives --config.
+/// The words a boolean setting takes.
+const std::vector<std::string> boolean_words{"true", "false", "1",
+                                             "0",    "yes",   "no"};
+
+/// Every option, bound to `cfg`; `config_files` receives each --config.
 std::unique_ptr<CLI::App> make_app(daemon_config& cfg,
-                                   std::string& config_file) {
+                                   std::vector<std::string>& config_files) {
   auto app = std::make_unique<CLI::App>(
     "transitd: public transport tools for AI agents over MCP", "transitd");
   app->option_defaults()
@@ -141,21 +145,26 @@ std::unique_ptr<CLI::App> make_app(daemon_config& cfg,
   };
   auto boolean = [&](const char* name, bool& field, const char* help) {
     return app->add_option(std::string{"--"} + name, field, help)
-      ->type_name("BOOL");
+      ->type_name("BOOL")
+      ->check(CLI::IsMember(boolean_words));
   };
   auto tool_map = [&](const char* name, auto& field, int64_t min,
                       int64_t max, const std::vector<std::string>& known,
                       const char* help) {
     std::string flag = std::string{"--"} + name;
+    // Repeats add up: --tool-tps a=1 --tool-tps b=2 sets both.
     return app
-      ->add_option_function<std::string>(
+      ->add_option_function<std::vector<std::string>>(
         flag,
-        [&field, flag, min, max, &known](const std::string& value) {
-          for (const auto& [key, n] : parse_map(flag, value, known, min, max))
-            field[key] = static_cast<
-              typename std::decay_t<decltype(field)>::mapped_type>(n);
+        [&field, flag, min, max, &known](const std::vector<std::string>& all) {
+          for (const auto& value : all)
+            for (const auto& [key, n] :
+                 parse_map(flag, value, known, min, max))
+              field[key] = static_cast<
+                typename std::decay_t<decltype(field)>::mapped_type>(n);
         },
         help)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->type_name("LIST");
   };
   auto hosts = [&](const char* name, std::vector<std::string>& field,
@@ -191,8 +200,12 @@ std::unique_ptr<CLI::App> make_app(daemon_config& cfg,
        "TfL 'station data detailed' directory (in a config file also "
        "tfl.station-data.detailed-dir)")
     ->check(not_empty("a directory"));
-  text("config", config_file, "FILE",
-       "read settings from FILE (key = value lines)")
+  app
+    ->add_option("--config", config_files,
+                 "read settings from FILE (key = value lines); repeated, "
+                 "the files apply in order")
+    ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+    ->type_name("FILE")
     ->check(not_empty("a file"));
   text("data-dir", cfg.data_dir, "DIR",
        "where saved variables live (default ~/.local/share/transitd; "
@@ -324,10 +337,32 @@ failure bad(const std::string& where, const std::string& what) {
   return make_failure(ec::validation_error, where + ": " + what);
 }
 
+/// What CLI11 would let through: `--key=` (CLI11 then takes the next
+/// argument as the value) and --demo/--insecure with any word (CLI11 reads
+/// "on", "+" or any number as a flag value).
+std::optional<failure> check_flag_values(const std::vector<std::string>& args) {
+  for (const auto& arg : args) {
+    auto eq = arg.find('=');
+    if (arg.rfind("--", 0) != 0 || eq == std::string::npos)
+      continue;
+    auto key = arg.substr(0, eq);
+    auto value = arg.substr(eq + 1);
+    if (value.empty())
+      return bad(key, "needs a value");
+    if ((key == "--demo" || key == "--insecure")
+        && std::find(boolean_words.begin(), boolean_words.end(), value)
+             == boolean_words.end())
+      return bad(key, "expected true or false, got \"" + value + "\"");
+  }
+  return std::nullopt;
+}
+
 /// Runs `app` over `args`; a failure carries CLI11's message, which names
 /// the flag, prefixed by `where` when given.
 std::optional<failure> run(CLI::App& app, std::vector<std::string> args,
                            const std::string& where = {}) {
+  if (auto f = check_flag_values(args))
+    return where.empty() ? f : bad(where, f->message);
   std::reverse(args.begin(), args.end()); // CLI11 takes them last first
   try {
     app.clear();
@@ -391,35 +426,34 @@ const std::vector<std::string>& known_upstream_names() {
 
 std::string config_usage() {
   daemon_config cfg;
-  std::string file;
-  return make_app(cfg, file)->help();
+  std::vector<std::string> files;
+  return make_app(cfg, files)->help();
 }
 
 outcome<config_request> parse_config(const std::vector<std::string>& args,
                                      const env_lookup& env,
                                      const file_reader& read_file) {
   config_request request;
-  // Pass 1 checks the flags (into a scratch copy) and finds --config.
-  daemon_config scratch;
-  std::string config_file;
-  auto flags = make_app(scratch, config_file);
-  try {
-    flags->parse(std::vector<std::string>(args.rbegin(), args.rend()));
-  } catch (const CLI::CallForHelp&) {
+  // --help wins over whatever else is on the line.
+  if (std::find(args.begin(), args.end(), "--help") != args.end()) {
     request.help = true;
     return request;
-  } catch (const CLI::ParseError& e) {
-    return make_failure(ec::validation_error, e.what());
   }
-  // Pass 2: the file, then the flags over it.
+  // Pass 1 checks the flags (into a scratch copy) and finds --config.
+  daemon_config scratch;
+  std::vector<std::string> config_files;
+  auto flags = make_app(scratch, config_files);
+  if (auto f = run(*flags, args))
+    return *f;
+  // Pass 2: the files in order, then the flags over them.
   auto& cfg = request.config;
-  std::string ignored;
+  std::vector<std::string> ignored;
   auto app = make_app(cfg, ignored);
-  if (!config_file.empty()) {
-    auto text = read_file(config_file);
+  for (const auto& file : config_files) {
+    auto text = read_file(file);
     if (!text)
       return bad("--config", text.error().message);
-    if (auto f = apply_file(*app, config_file, *text))
+    if (auto f = apply_file(*app, file, *text))
       return *f;
   }
   if (auto f = run(*app, args))

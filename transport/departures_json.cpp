@@ -18,6 +18,9 @@ const field& get_departures_input() {
                       .required(),
                     field::string("value", "the stop id or the label")
                       .length(stop_value_length)
+                      .when_invalid("is empty: stop id missing; give a "
+                                    "stop id such as \"HSL:1040129\" or "
+                                    "a saved stop's label")
                       .required()})
        .required(),
      field::integer("windowMinutes", departures_window,

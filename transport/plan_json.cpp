@@ -20,6 +20,8 @@ field location_field(std::string name, std::string what) {
     {{"coords", {coordinate_field("value").required()}},
      {"label", {field::string("value", "a saved location variable's key")
                   .length(variable_key_length)
+                  .when_invalid("must name a saved label (1..100 "
+                                "characters)")
                   .required()}}},
     std::move(what));
 }

@@ -274,6 +274,16 @@ field& field::length(const length_range& range) {
   return *this;
 }
 
+field& field::when_invalid(std::string message) {
+  invalid_message = std::move(message);
+  return *this;
+}
+
+field& field::plain_length() {
+  invalid_message.clear();
+  return *this;
+}
+
 field& field::trimmed() {
   trim = true;
   return *this;
@@ -365,6 +375,12 @@ std::optional<std::string> field::check(const json::value& value,
         return wrong("a string");
       if (!text_length)
         return std::nullopt;
+      if (!invalid_message.empty()) {
+        auto problem = field{*this}.plain_length().check(value, path, parent);
+        return problem ? std::optional<std::string>{quoted(path) + " "
+                                                    + invalid_message}
+                       : std::nullopt;
+      }
       if (trim) {
         auto text = std::string_view{value.get_string()};
         auto first = text.find_first_not_of(" \t\r\n");
@@ -397,6 +413,12 @@ std::optional<std::string> field::check(const json::value& value,
       } else {
         return wrong("an integer");
       }
+      // Past an open upper bound a number is only large: the rule caps it
+      // (geocode size, D10), and it must fit the request's int32.
+      if (ints.max == int_range::unbounded)
+        n = std::min<int64_t>(n, int_range::unbounded);
+      if (!ints.contains(n) && !invalid_message.empty())
+        return quoted(path) + " " + invalid_message;
       return from(check_range(quoted(path), n, ints));
     }
     case kind::number: {
@@ -465,7 +487,8 @@ std::optional<std::string> field::check(const json::value& value,
 
 outcome<arguments> arguments::check(const field& input,
                                     const json::object& raw) {
-  if (auto problem = input.check(raw, {}, nullptr)) {
+  // The members directly: no copy of the arguments into a json::value.
+  if (auto problem = check_members(input.members, raw, {})) {
     auto hint = problem->rfind("unknown field", 0) == 0
                   ? "check the tool's inputSchema for the field names"
                   : "";

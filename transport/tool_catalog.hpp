@@ -136,6 +136,11 @@ struct field {
   field& length(const length_range& range);
   /// Strings: the length is measured without surrounding whitespace.
   field& trimmed();
+  /// What a value out of range or length says after the field's name,
+  /// instead of the generic words (type errors keep theirs).
+  field& when_invalid(std::string message);
+  /// Drops when_invalid (the generic words again).
+  field& plain_length();
   /// Arrays: their size.
   field& at_most(std::size_t items);
   /// The default the schema shows (integers show their range's).
@@ -158,6 +163,7 @@ struct field {
   real_range reals{0, 0};
   std::optional<length_range> text_length;
   bool trim = false;
+  std::string invalid_message;
   std::optional<std::size_t> max_items;
   boost::json::value default_value;
   /// object: members; array: the item; tagged/depends_on: unused.

@@ -45,12 +45,12 @@ struct served {
     server->Get("/slow-scoped", [this](const httplib::Request&,
                                        httplib::Response& res) {
       handler_scope handling;
-      clock.advance(1500ms); // the handler "takes" 1.5 s
+      clock.advance(60s); // the handler "takes" a minute
       res.set_content(std::string(big_reply, 'r'), "text/plain");
     });
     server->Get("/slow", [this](const httplib::Request&,
                                 httplib::Response& res) {
-      clock.advance(1500ms);
+      clock.advance(60s);
       res.set_content(std::string(big_reply, 'r'), "text/plain");
     });
     port = server->bind_to_any_port("127.0.0.1");
@@ -96,10 +96,12 @@ TEST_CASE("the head budget ends with the headers: a body beyond it is read",
 
 TEST_CASE("a handler_scope lets its handler outlast the request deadline",
           "[http][connection_server]") {
-  served s{limits(1s), 5s};
+  // The handlers move the server's clock a minute on: past the request
+  // deadline (30 s), while the reply's own 30 s leave real time to spare.
+  served s{limits(30s), 5s};
   httplib::Client client{"127.0.0.1", s.port};
-  client.set_read_timeout(10, 0);
-  // The reply gets a deadline of its own (1 s) once the handler is done.
+  client.set_read_timeout(60, 0);
+  // The reply gets a deadline of its own (30 s) once the handler is done.
   auto scoped = client.Get("/slow-scoped");
   REQUIRE(scoped);
   CHECK(scoped->status == 200);

@@ -351,3 +351,47 @@ TEST_CASE("the environment overrides no setting", "[config]") {
   CHECK(r->config.log_level == "info");
   CHECK(r->config.digitransit_api_key.empty());
 }
+
+TEST_CASE("switches take true or false only, and no setting is left empty",
+          "[config][security]") {
+  inputs in;
+  for (const char* line : {"insecure =\n", "insecure = 7\n", "demo = on\n",
+                           "metrics-auth = maybe\n", "bind =\n"}) {
+    INFO(line);
+    in.files["/s.conf"] = line;
+    auto r = in.parse({"--config", "/s.conf"});
+    REQUIRE_FALSE(r);
+    CHECK_THAT(r.error().message, Catch::Contains("/s.conf:1"));
+  }
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"--insecure=7"},
+        std::vector<std::string>{"--demo=+"},
+        std::vector<std::string>{"--bind=", "--insecure"}}) {
+    auto r = in.parse(args);
+    REQUIRE_FALSE(r);
+    CHECK_THAT(r.error().message, Catch::Contains(args.front().substr(
+                                    0, args.front().find('='))));
+  }
+  in.files["/ok.conf"] = "demo = yes\ninsecure = false\n";
+  auto ok = in.parse({"--config", "/ok.conf"});
+  REQUIRE(ok);
+  CHECK(ok->config.demo);
+  CHECK_FALSE(ok->config.insecure);
+}
+
+TEST_CASE("repeated maps and config files add up, in order", "[config]") {
+  inputs in;
+  in.files["/a.conf"] = "port = 9001\ntool-tps = get_departures=100\n";
+  in.files["/b.conf"] = "port = 9002\n";
+  auto r = in.parse({"--tool-tps", "find_stops=7", "--config", "/a.conf",
+                     "--tool-tps", "plan_trip=3", "--config", "/b.conf"});
+  REQUIRE(r);
+  CHECK(r->config.port == 9002); // the later file wins
+  CHECK(r->config.tool_tps.at("get_departures") == Approx(100));
+  CHECK(r->config.tool_tps.at("find_stops") == Approx(7));
+  CHECK(r->config.tool_tps.at("plan_trip") == Approx(3));
+  // --help wins over a bad flag beside it.
+  auto help = in.parse({"--port", "x", "--help"});
+  REQUIRE(help);
+  CHECK(help->help);
+}

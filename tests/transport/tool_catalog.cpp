@@ -216,7 +216,8 @@ struct declared_tools {
   }
 };
 
-/// The smallest value the schema allows: required members only, the first
+/// The smallest value the schema allows: required members and optional
+/// plain objects (so their members can be varied one at a time), the first
 /// alternative and choice, minimum numbers, minimum-length strings.
 json::value sample(const json::object& schema) {
   if (const auto* options = schema.if_contains("oneOf"))
@@ -232,6 +233,10 @@ json::value sample(const json::object& schema) {
       for (const auto& name : required->as_array())
         out[name.as_string()] = sample(
           schema.at("properties").at(name.as_string()).as_object());
+    for (const auto& [name, property] : schema.at("properties").as_object())
+      if (const auto* kind = property.as_object().if_contains("type");
+          kind != nullptr && *kind == "object")
+        out[name] = sample(property.as_object());
     return out;
   }
   if (type == "string") {
@@ -322,6 +327,9 @@ TEST_CASE("every tool enforces exactly the bounds its schema shows",
           auto max = property.at("maximum").to_number<int64_t>();
           CHECK(accepts(max));
           CHECK(rejects(max + 1));
+        } else { // no upper bound: large is only large
+          CHECK(accepts(int64_t{3000000000}));
+          CHECK(accepts(1e12));
         }
         if (property.contains("default"))
           CHECK(accepts(property.at("default")));
@@ -338,6 +346,19 @@ TEST_CASE("every tool enforces exactly the bounds its schema shows",
                       == std::string::npos));
         }
         CHECK(rejects("no-such-choice"));
+      }
+      if (is("number") && property.contains("minimum")) {
+        auto min = property.at("minimum").to_number<double>();
+        auto max = property.at("maximum").to_number<double>();
+        CHECK(accepts(min));
+        CHECK(accepts(max));
+        CHECK(rejects(min - 0.5));
+        CHECK(rejects(max + 0.5));
+        CHECK(rejects("1"));
+      }
+      if (property.contains("minLength")) {
+        auto min = property.at("minLength").to_number<std::size_t>();
+        CHECK(rejects(json::string(min - 1, 'x')));
       }
       if (property.contains("maxLength")) {
         auto max = property.at("maxLength").to_number<std::size_t>();
