@@ -7,20 +7,8 @@
 
 namespace transitd {
 
-namespace {
-
-std::string trim(const std::string& text) {
-  auto begin = text.find_first_not_of(" \t\r\n");
-  if (begin == std::string::npos)
-    return {};
-  auto end = text.find_last_not_of(" \t\r\n");
-  return text.substr(begin, end - begin + 1);
-}
-
-} // namespace
-
 std::optional<failure> normalise_and_validate(geocode_request& request) {
-  request.text = trim(request.text);
+  request.text = std::string{trim_space(request.text)};
   if (auto bad = check_length("text", request.text, geocode_text))
     return bad;
   if (auto bad = check_range("size", request.size, geocode_size))

@@ -47,7 +47,7 @@ std::optional<failure> check_length(std::string_view field,
   if (n >= range.min && n <= range.max)
     return std::nullopt;
   auto message = std::string{field} + " must be ";
-  if (range.min > 0 && n < range.min && range.min == 1)
+  if (n == 0 && range.min == 1)
     message += "non-empty";
   else if (range.max == length_range::unbounded)
     message += "at least " + std::to_string(range.min)
@@ -70,6 +70,13 @@ std::optional<failure> check_choice(std::string_view field,
   return make_failure(ec::validation_error,
                       std::string{field} + " must be one of " + list
                         + "; got \"" + std::string{value} + "\"");
+}
+
+std::string_view trim_space(std::string_view text) {
+  auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos)
+    return {};
+  return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
 }
 
 std::size_t utf8_length(std::string_view text) {

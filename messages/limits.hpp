@@ -68,6 +68,9 @@ std::optional<failure> check_choice(std::string_view field,
                                     std::string_view value,
                                     const std::vector<std::string>& choices);
 
+/// `text` without leading and trailing spaces, tabs and line breaks.
+std::string_view trim_space(std::string_view text);
+
 /// Characters (UTF-8 code points) in `text`.
 std::size_t utf8_length(std::string_view text);
 

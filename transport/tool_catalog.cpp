@@ -279,11 +279,6 @@ field& field::when_invalid(std::string message) {
   return *this;
 }
 
-field& field::plain_length() {
-  invalid_message.clear();
-  return *this;
-}
-
 field& field::trimmed() {
   trim = true;
   return *this;
@@ -364,10 +359,13 @@ std::optional<std::string> field::check(const json::value& value,
   auto wrong = [&](const std::string& what) {
     return quoted(path) + " must be " + what + ", got " + kind_of(value);
   };
+  // A value outside its bounds: the shared check's words, or the field's.
   auto from = [&](std::optional<failure> problem) -> std::optional<std::string> {
-    if (problem)
-      return problem->message;
-    return std::nullopt;
+    if (!problem)
+      return std::nullopt;
+    if (!invalid_message.empty())
+      return quoted(path) + " " + invalid_message;
+    return problem->message;
   };
   switch (type) {
     case kind::string:
@@ -375,23 +373,10 @@ std::optional<std::string> field::check(const json::value& value,
         return wrong("a string");
       if (!text_length)
         return std::nullopt;
-      if (!invalid_message.empty()) {
-        auto problem = field{*this}.plain_length().check(value, path, parent);
-        return problem ? std::optional<std::string>{quoted(path) + " "
-                                                    + invalid_message}
-                       : std::nullopt;
-      }
-      if (trim) {
-        auto text = std::string_view{value.get_string()};
-        auto first = text.find_first_not_of(" \t\r\n");
-        text = first == std::string_view::npos
-                 ? std::string_view{}
-                 : text.substr(first, text.find_last_not_of(" \t\r\n")
-                                        - first + 1);
-        return from(check_length(quoted(path), text, *text_length));
-      }
-      return from(check_length(quoted(path), value.get_string(),
-                               *text_length));
+      return from(check_length(
+        quoted(path),
+        trim ? trim_space(value.get_string()) : value.get_string(),
+        *text_length));
     case kind::choice:
       if (!value.is_string())
         return wrong("a string");
@@ -417,8 +402,6 @@ std::optional<std::string> field::check(const json::value& value,
       // (geocode size, D10), and it must fit the request's int32.
       if (ints.max == int_range::unbounded)
         n = std::min<int64_t>(n, int_range::unbounded);
-      if (!ints.contains(n) && !invalid_message.empty())
-        return quoted(path) + " " + invalid_message;
       return from(check_range(quoted(path), n, ints));
     }
     case kind::number: {

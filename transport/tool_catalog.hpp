@@ -139,8 +139,6 @@ struct field {
   /// What a value out of range or length says after the field's name,
   /// instead of the generic words (type errors keep theirs).
   field& when_invalid(std::string message);
-  /// Drops when_invalid (the generic words again).
-  field& plain_length();
   /// Arrays: their size.
   field& at_most(std::size_t items);
   /// The default the schema shows (integers show their range's).
