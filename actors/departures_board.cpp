@@ -19,10 +19,8 @@ void fetch_board(
   departures_board_actor::stateful_pointer<departures_board_state> self,
   caf::typed_response_promise<get_departures_reply> rp,
   get_departures_request request) {
-  auto now_seconds = (request.context.received_ms != 0
-                        ? request.context.received_ms
-                        : now_ms())
-                     / 1000;
+  auto now_seconds = service_now_seconds(request.context,
+                                         self->state.options);
   auto query = make_query(request, now_seconds);
   auto context = request.context;
   ask_provider<stop_departures>(

@@ -80,14 +80,55 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   };
   auto defaults = default_providers();
   const auto& chosen = config.providers;
-  result.timetable = make_provider(chosen.timetable, defaults.timetable,
-                                   providers);
-  result.journey_planner = make_provider(
-    chosen.journey_planner, defaults.journey_planner, providers);
-  result.geocoding = make_provider(chosen.geocoding, defaults.geocoding,
-                                   providers);
+  bool digitransit = config.feeds.empty() || config.digitransit_with_feeds;
+  if (digitransit) {
+    result.timetable = make_provider(chosen.timetable, defaults.timetable,
+                                     providers);
+    result.journey_planner = make_provider(
+      chosen.journey_planner, defaults.journey_planner, providers);
+    result.geocoding = make_provider(chosen.geocoding, defaults.geocoding,
+                                     providers);
+  }
   result.tfl_journey = make_provider(chosen.london_journeys,
                                      defaults.london_journeys, providers);
+  // Feeds: FEED actors behind a PROVIDER_SWITCH that the tools ask.
+  timetable_actor timetable = result.timetable;
+  journey_planner_actor journey_planner = result.journey_planner;
+  geocoding_actor geocoding = result.geocoding;
+  if (!config.feeds.empty()) {
+    std::vector<provider_entry> entries;
+    for (const auto& options : config.feeds) {
+      auto slot = std::make_shared<feed_slot>(options.name);
+      auto handle = spawn_gtfs_feed(system, options, slot);
+      result.feeds.push_back(handle);
+      result.feed_slots.push_back(slot);
+      entries.push_back(
+        {"feed " + options.name, options.name + ":",
+         [slot]() -> std::optional<region> {
+           auto current = slot->current();
+           if (!current)
+             return std::nullopt;
+           return current->area;
+         },
+         handle, handle, handle});
+    }
+    if (digitransit) {
+      provider_entry hsl{"Digitransit", "",
+                         [area = config.plan_region] {
+                           return std::optional<region>{area};
+                         },
+                         result.timetable, result.journey_planner,
+                         result.geocoding};
+      if (config.feeds_first)
+        entries.push_back(std::move(hsl));
+      else
+        entries.insert(entries.begin(), std::move(hsl));
+    }
+    result.provider_switch = system.spawn(provider_switch, std::move(entries));
+    timetable = result.provider_switch;
+    journey_planner = result.provider_switch;
+    geocoding = result.provider_switch;
+  }
   // A cancelled call's shared upstream work is aborted at the gates.
   std::vector<cancel_listener_actor> all_gates;
   for (const auto& [name, gate] : result.gates)
@@ -95,22 +136,33 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   auto cache_options = config.cache;
   cache_options.name = "timetable";
   cache_options.upstream_cancel = all_gates;
-  result.timetable_cache = spawn_timetable_cache(system, result.timetable,
+  result.timetable_cache = spawn_timetable_cache(system, timetable,
                                                  cache_options);
   cache_options.name = "geocoding";
-  result.geocoding_cache = spawn_geocoding_cache(system, result.geocoding,
+  result.geocoding_cache = spawn_geocoding_cache(system, geocoding,
                                                  cache_options);
 
   const warning demo_warning{
     "demo-data", "answered from the built-in demo upstream, not live data; "
                  "configure DIGITRANSIT_API_KEY for real data"};
-  tool_options helsinki;
-  helsinki.timeout_ms = config.tool_timeout_ms;
-  if (config.demo_routing)
+  std::vector<warning> clock_warnings;
+  if (config.clock_offset_ms != 0)
+    clock_warnings.push_back(
+      {"simulated-time",
+       "computed for the daemon's simulated clock (--clock), not the real "
+       "time"});
+  auto tool_defaults = [&] {
+    tool_options t;
+    t.timeout_ms = config.tool_timeout_ms;
+    t.clock_offset_ms = config.clock_offset_ms;
+    t.standing_warnings = clock_warnings;
+    return t;
+  };
+  tool_options helsinki = tool_defaults();
+  if (config.demo_routing && config.feeds.empty())
     helsinki.standing_warnings.push_back(demo_warning);
-  tool_options geocoder;
-  geocoder.timeout_ms = config.tool_timeout_ms;
-  if (config.demo_geocoding)
+  tool_options geocoder = tool_defaults();
+  if (config.demo_geocoding && config.feeds.empty())
     geocoder.standing_warnings.push_back(demo_warning);
   result.departures_board = system.spawn(departures_board,
                                          timetable_actor{result.timetable_cache},
@@ -124,7 +176,8 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   planner.tool = helsinki;
   planner.area = config.plan_region;
   planner.speculative_relax = config.speculative_relax;
-  result.trip_planner = system.spawn(trip_planner, result.journey_planner,
+  planner.check_area = config.feeds.empty();
+  result.trip_planner = system.spawn(trip_planner, journey_planner,
                                      result.variable_store, planner);
   auto toilets = config.station_toilets;
   if (!toilets.reader) {
@@ -137,8 +190,7 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   if (toilets.tool.timeout_ms == 0)
     toilets.tool.timeout_ms = config.tool_timeout_ms;
   result.station_toilets = spawn_station_toilets(system, std::move(toilets));
-  tool_options london;
-  london.timeout_ms = config.tool_timeout_ms;
+  tool_options london = tool_defaults();
   if (config.demo_tfl)
     london.standing_warnings.push_back(
       {"demo-data", "answered from the built-in demo upstream, not TfL; "
@@ -171,6 +223,8 @@ std::vector<counters_actor> engine::counter_sources() const {
   sources.emplace_back(timetable_cache);
   sources.emplace_back(geocoding_cache);
   sources.emplace_back(station_toilets);
+  for (const auto& f : feeds)
+    sources.emplace_back(f);
   return sources;
 }
 
@@ -189,6 +243,9 @@ void engine::shutdown() {
   stop(tfl_journey);
   stop(timetable_cache);
   stop(geocoding_cache);
+  stop(provider_switch);
+  for (const auto& f : feeds)
+    stop(f);
   stop(geocoding);
   stop(timetable);
   stop(journey_planner);

@@ -19,6 +19,7 @@
 
 #include "messages/interfaces.hpp"
 #include "actors/provider_cache.hpp"
+#include "actors/provider_switch.hpp"
 #include "actors/rate_limiter.hpp"
 #include "actors/tool_router.hpp"
 #include "actors/upstream_gate.hpp"
@@ -27,6 +28,7 @@
 #include "actors/variable_store.hpp"
 #include "providers/digitransit_geocoding_actor.hpp"
 #include "providers/digitransit_routing_actor.hpp"
+#include "providers/gtfs_feed_actor.hpp"
 #include "providers/tfl_journey_actor.hpp"
 
 namespace transitd {
@@ -112,6 +114,17 @@ struct engine_config {
   bool demo_geocoding = false;
   /// Which provider serves which role (null: the registered default).
   provider_choice providers;
+  /// GTFS timetables this engine routes on itself, one FEED actor each.
+  /// With any, a PROVIDER_SWITCH chooses between them (and Digitransit,
+  /// when `digitransit_with_feeds`) by stop-id prefix and service area.
+  std::vector<gtfs_feed_options> feeds;
+  /// Keep Digitransit (area: `plan_region`) beside the feeds.
+  bool digitransit_with_feeds = false;
+  /// Where both cover a point: feeds first (true) or Digitransit first.
+  bool feeds_first = true;
+  /// Results are computed for the system clock plus this (--clock), and
+  /// every transit tool's reply carries the warning `simulated-time`.
+  int64_t clock_offset_ms = 0;
 };
 
 /// The handles of a running engine. Actors stop when the last handle goes
@@ -132,6 +145,11 @@ struct engine {
   geocoding_cache_actor geocoding_cache;
   variable_store_actor variable_store;
   rate_limiter_actor limiter;
+  /// The FEED actors and their snapshots, in `engine_config::feeds` order.
+  std::vector<feed_actor> feeds;
+  std::vector<std::shared_ptr<feed_slot>> feed_slots;
+  /// Chooses the provider when there are feeds; invalid otherwise.
+  provider_switch_actor provider_switch;
   /// The UPSTREAM_GATE of each upstream the providers asked for, by name
   /// ("digitransit-routing", "digitransit-geocoding", "tfl").
   std::map<std::string, upstream_gate_actor> gates;

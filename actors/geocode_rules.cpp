@@ -60,17 +60,6 @@ double normalise_confidence(double raw) {
   return std::clamp(raw, 0.0, 1.0);
 }
 
-double distance_m(const coordinate& a, const coordinate& b) {
-  constexpr double r = 6371000.0;
-  constexpr double rad = 3.14159265358979323846 / 180.0;
-  auto dlat = (b.lat - a.lat) * rad;
-  auto dlon = (b.lon - a.lon) * rad;
-  auto h = std::sin(dlat / 2) * std::sin(dlat / 2)
-           + std::cos(a.lat * rad) * std::cos(b.lat * rad)
-               * std::sin(dlon / 2) * std::sin(dlon / 2);
-  return 2 * r * std::asin(std::min(1.0, std::sqrt(h)));
-}
-
 outcome<geocode_reply> build_geocode_reply(const geocode_request& request,
                                            const geocode_candidates& upstream) {
   if (upstream.candidates.empty()) // rule 3

@@ -24,9 +24,6 @@ place_type map_layer(std::string_view layer);
 /// Rule 4: 0..100 → 0..1, clamped.
 double normalise_confidence(double raw);
 
-/// Great-circle distance in meters.
-double distance_m(const coordinate& a, const coordinate& b);
-
 /// Rules 1-5; a `geocode-no-results` failure when nothing came back.
 outcome<geocode_reply> build_geocode_reply(const geocode_request& request,
                                            const geocode_candidates& upstream);

@@ -24,7 +24,15 @@ struct tool_options {
   int32_t timeout_ms = 10000;
   /// Attached to every reply (e.g. "demo-data").
   std::vector<warning> standing_warnings;
+  /// The engine's clock runs this far from the system clock (--clock:
+  /// serving recorded data); results are computed for the shifted time.
+  int64_t clock_offset_ms = 0;
 };
+
+/// The instant a call is answered for, epoch seconds: its receipt (else
+/// now) on the engine's clock.
+int64_t service_now_seconds(const call_context& context,
+                            const tool_options& options);
 
 /// Milliseconds left until the call's deadline, else `fallback_ms`; never
 /// below 1.

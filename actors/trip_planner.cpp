@@ -162,7 +162,8 @@ void plan(planner_pointer self, const call_ptr& call) {
     return;
   }
   if (auto bad = check_places(call->origin, call->destination,
-                              self->state.options.area)) {
+                              self->state.options.area,
+                              self->state.options.check_area)) {
     fail(call, to_error(*bad));
     return;
   }
@@ -238,9 +239,7 @@ trip_planner(trip_planner_actor::stateful_pointer<trip_planner_state> self,
       }
       auto call = std::make_shared<plan_call>();
       call->rp = self->make_response_promise<plan_trip_reply>();
-      auto now = (request.context.received_ms != 0 ? request.context.received_ms
-                                                   : now_ms())
-                 / 1000;
+      auto now = service_now_seconds(request.context, self->state.options.tool);
       call->time = resolve_time(request, now);
       call->request = std::move(request);
       // The references point into *call, which the callbacks keep alive.

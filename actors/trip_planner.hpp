@@ -10,6 +10,9 @@ namespace transitd {
 struct trip_planner_options {
   tool_options tool;
   region area;
+  /// Refuse points outside `area` (D15). Off when a provider switch
+  /// decides by the areas of several providers.
+  bool check_area = true;
   /// D12: send the relaxed query together with the primary one. Off, the
   /// relaxed query goes out only after a disrupted primary answer (for
   /// deployments short of upstream quota).

@@ -92,15 +92,15 @@ outcome<location_ref> from_variable(const user_variable& variable,
 
 std::optional<failure> check_places(const location_ref& origin,
                                     const location_ref& destination,
-                                    const region& area) {
+                                    const region& area, bool check_area) {
   if (distance_m(origin.position, destination.position) <= same_place_meters)
     return invalid("origin and destination must differ (they are within "
                    "1 m of each other)");
+  if (!check_area)
+    return std::nullopt;
   for (const auto& [field, ref] :
        {std::pair{"origin", &origin}, std::pair{"destination", &destination}}) {
-    const auto& p = ref->position;
-    if (p.lat < area.min_lat || p.lat > area.max_lat || p.lon < area.min_lon
-        || p.lon > area.max_lon)
+    if (!area.contains(ref->position))
       return make_failure(ec::unsupported_region,
                           std::string{field} + " lies outside " + area.name,
                           "plan trips within the provider's region");
@@ -129,6 +129,7 @@ trip_plan_query make_query(const plan_trip_request& request,
   // Ask for more than the limit: dedupe and disruption need choice.
   q.first = std::min(request.limit * 2 + 1, 6);
   q.walk_reluctance = walk_reluctance_for(max_walk);
+  q.max_walking_distance = max_walk;
   if (c.low_walking_distance)
     q.walk_reluctance = std::min(10.0, q.walk_reluctance * 1.5);
   q.max_transfers = c.max_transfers;
@@ -252,6 +253,7 @@ int64_t departs_at(const itinerary& it) {
 
 merged_plans merge_plans(const trip_plans& primary, const trip_plans* relaxed) {
   merged_plans out;
+  out.timezone = primary.timezone;
   std::vector<itinerary> all;
   for (auto it : primary.itineraries) {
     it.fingerprint = fingerprint(it);
@@ -313,6 +315,8 @@ build_plan_reply(const plan_trip_request& request, const location_ref& origin,
   reply.origin = origin;
   reply.destination = destination;
   reply.requested_type = request.when_type;
+  if (!merged.timezone.empty())
+    reply.timezone = merged.timezone;
   reply.requested_time = format_in_zone(time, reply.timezone);
   reply.constraints = request.constraints;
   reply.correlation_id = request.context.correlation_id;

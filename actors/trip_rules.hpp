@@ -13,15 +13,6 @@
 
 namespace transitd {
 
-/// A provider's service area (D15).
-struct region {
-  double min_lat = 59.9;
-  double max_lat = 60.8;
-  double min_lon = 23.5;
-  double max_lon = 26.0;
-  std::string name = "the HSL region (Helsinki)";
-};
-
 /// A delay above this makes an itinerary disrupted (rule 2).
 inline constexpr int32_t disruption_delay_seconds = 300;
 /// Origin and destination closer than this are the same place.
@@ -42,10 +33,12 @@ location_ref from_input(const coordinate& position);
 outcome<location_ref> from_variable(const user_variable& variable,
                                     const std::string& field);
 
-/// Rules on resolved locations: identical (≤ 1 m) and region (D15).
+/// Rules on resolved locations: identical (≤ 1 m) and, with `check_area`,
+/// region (D15).
 std::optional<failure> check_places(const location_ref& origin,
                                     const location_ref& destination,
-                                    const region& area);
+                                    const region& area,
+                                    bool check_area = true);
 
 /// Walk reluctance standing in for a walking budget (OTP 2 has no hard
 /// limit): 1500 m ↔ 2.0, OTP's default; clamped to 1..10.
@@ -85,6 +78,8 @@ struct merged_plans {
   std::vector<itinerary> itineraries;
   /// Count before deduplication.
   std::size_t before_dedupe = 0;
+  /// The provider's zone (empty: the reply's default).
+  std::string timezone;
 };
 
 /// Fingerprints every itinerary, merges the relaxed answer when given (its

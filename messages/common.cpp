@@ -1,6 +1,8 @@
 #include "messages/common.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 
 namespace transitd {
 
@@ -38,6 +40,22 @@ std::optional<transit_mode> parse_transit_mode(std::string_view text) {
     if (mode_names[i] == text)
       return static_cast<transit_mode>(i);
   return std::nullopt;
+}
+
+double distance_m(const coordinate& a, const coordinate& b) {
+  constexpr double r = 6371000.0;
+  constexpr double rad = 3.14159265358979323846 / 180.0;
+  auto dlat = (b.lat - a.lat) * rad;
+  auto dlon = (b.lon - a.lon) * rad;
+  auto h = std::sin(dlat / 2) * std::sin(dlat / 2)
+           + std::cos(a.lat * rad) * std::cos(b.lat * rad)
+               * std::sin(dlon / 2) * std::sin(dlon / 2);
+  return 2 * r * std::asin(std::min(1.0, std::sqrt(h)));
+}
+
+bool region::contains(const coordinate& p) const {
+  return p.lat >= min_lat && p.lat <= max_lat && p.lon >= min_lon
+         && p.lon <= max_lon;
 }
 
 } // namespace transitd

@@ -111,4 +111,23 @@ typename Inspector::result_type inspect(Inspector& f, coordinate& x) {
   return f(x.lat, x.lon);
 }
 
+/// Great-circle distance in meters.
+double distance_m(const coordinate& a, const coordinate& b);
+
+/// A provider's service area: a bounding box and how to name it to a user.
+struct region {
+  double min_lat = 59.9;
+  double max_lat = 60.8;
+  double min_lon = 23.5;
+  double max_lon = 26.0;
+  std::string name = "the HSL region (Helsinki)";
+
+  bool contains(const coordinate& p) const;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, region& x) {
+  return f(x.min_lat, x.max_lat, x.min_lon, x.max_lon, x.name);
+}
+
 } // namespace transitd

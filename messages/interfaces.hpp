@@ -110,6 +110,30 @@ using geocoding_actor = caf::typed_actor<
   // Candidates for a text, in the provider's order.
   caf::replies_to<geocode_query>::with<geocode_candidates>>;
 
+/// FEED: one named GTFS timetable (one or more feeds merged), loaded off
+/// the scheduler and swapped whole on refresh. Serves TIMETABLE,
+/// JOURNEY_PLANNER (its own RAPTOR router) and GEOCODING (its stop names);
+/// answers data-not-available until the first load succeeds.
+using feed_actor = caf::typed_actor<
+  caf::replies_to<stop_departures_query>::with<stop_departures>,
+  caf::replies_to<nearby_stops_query>::with<nearby_stops>,
+  caf::replies_to<trip_plan_query>::with<trip_plans>,
+  caf::reacts_to<cancel_call>,
+  caf::replies_to<geocode_query>::with<geocode_candidates>,
+  // feed.NAME.loaded, stops, trips, stop_times, skipped_rows, load_ms, ...
+  caf::replies_to<get_counters>::with<counters>>;
+
+/// PROVIDER_SWITCH: which provider answers. A stop id goes to the provider
+/// its prefix names ("nyc:..."), coordinates to the first provider (in the
+/// configured order) whose service area holds them; outside every area,
+/// unsupported-region.
+using provider_switch_actor = caf::typed_actor<
+  caf::replies_to<stop_departures_query>::with<stop_departures>,
+  caf::replies_to<nearby_stops_query>::with<nearby_stops>,
+  caf::replies_to<trip_plan_query>::with<trip_plans>,
+  caf::reacts_to<cancel_call>,
+  caf::replies_to<geocode_query>::with<geocode_candidates>>;
+
 /// GEOCODING_CACHE: the same cache in front of GEOCODING.
 using geocoding_cache_actor = geocoding_actor::extend<
   caf::reacts_to<cancel_call>, caf::replies_to<get_counters>::with<counters>>;

@@ -191,6 +191,9 @@ struct trip_plan_query {
   double walk_reluctance = 2.0;
   int32_t transfer_cost = 0;
   int32_t max_transfers = 4;
+  /// Meters any one walk may take (routers of their own use it; Digitransit
+  /// gets `walk_reluctance`).
+  int32_t max_walking_distance = plan_max_walk.fallback;
   double wait_reluctance = 1.0;
   bool wheelchair = false;
   std::string language = "en";
@@ -200,17 +203,19 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, trip_plan_query& x) {
   return f(x.context, x.from, x.to, x.time, x.arrive_by, x.first,
            x.walk_reluctance, x.transfer_cost, x.max_transfers,
-           x.wait_reluctance, x.wheelchair, x.language);
+           x.max_walking_distance, x.wait_reluctance, x.wheelchair, x.language);
 }
 
 struct trip_plans {
   std::vector<itinerary> itineraries;
   int64_t fetched_ms = 0;
+  /// IANA zone to show the times in; empty: the planner's default.
+  std::string timezone;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, trip_plans& x) {
-  return f(x.itineraries, x.fetched_ms);
+  return f(x.itineraries, x.fetched_ms, x.timezone);
 }
 
 } // namespace transitd

@@ -14,6 +14,7 @@ packages=(
   libspdlog-dev libfmt-dev       # logging
   catch2                         # Catch2 v2 tests
   libsqlite3-dev                 # user variable store
+  libzip-dev                     # GTFS feeds (zip archives)
   libjemalloc-dev                # the daemon's allocator
   libhowardhinnant-date-dev tzdata  # IANA time zones (Europe/Helsinki offsets)
   curl wrk                       # smoke checks and load benchmarks

@@ -1,0 +1,56 @@
+#pragma once
+// PROVIDER_SWITCH: chooses the provider of each query. A stop id goes to
+// the provider whose prefix it carries ("nyc:101N" → feed nyc; ids no
+// prefix claims go to the provider without one, Digitransit's "HSL:..."),
+// a point to the first provider in order whose service area holds it (for
+// a journey: both ends), a geocoding text to the provider holding the
+// focus, else the first. Outside every area: unsupported-region.
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "messages/interfaces.hpp"
+
+namespace transitd {
+
+struct provider_entry {
+  /// For messages: "feed nyc", "Digitransit".
+  std::string name;
+  /// Stop ids of this provider start with it ("nyc:"); empty: the ids no
+  /// other entry claims.
+  std::string stop_prefix;
+  /// The service area now; nullopt while the provider has none yet (a
+  /// feed still loading).
+  std::function<std::optional<region>()> area;
+  timetable_actor timetable;
+  journey_planner_actor journey_planner;
+  geocoding_actor geocoding;
+};
+
+struct provider_switch_state {
+  static inline const char* name = "provider_switch";
+  std::vector<provider_entry> entries;
+};
+
+/// `entries` in the order of preference.
+provider_switch_actor::behavior_type provider_switch(
+  provider_switch_actor::stateful_pointer<provider_switch_state> self,
+  std::vector<provider_entry> entries);
+
+/// Which entry serves a stop id; nullopt when none.
+std::optional<std::size_t>
+entry_for_stop(const std::vector<provider_entry>& entries,
+               const std::string& stop_id);
+
+/// The first entry (in order) whose area holds every point.
+std::optional<std::size_t>
+entry_for_points(const std::vector<provider_entry>& entries,
+                 std::initializer_list<coordinate> points);
+
+/// "origin lies outside every area served here (...)".
+failure outside_every_area(const std::vector<provider_entry>& entries,
+                           const std::string& what);
+
+} // namespace transitd

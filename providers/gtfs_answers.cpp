@@ -1,0 +1,252 @@
+#include "providers/gtfs_answers.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "messages/time.hpp"
+
+namespace transitd::gtfs {
+
+namespace {
+
+std::string public_id(const timetable& tt, uint32_t s) {
+  return tt.name + ":" + tt.stops[s].id;
+}
+
+place_ref place_of(const timetable& tt, uint32_t s) {
+  return {tt.stops[s].name, public_id(tt, s), tt.stops[s].position};
+}
+
+} // namespace
+
+outcome<uint32_t> resolve_stop(const timetable& tt, std::string_view id) {
+  auto prefix = tt.name + ":";
+  if (id.substr(0, prefix.size()) == prefix)
+    if (auto s = tt.find_stop(id.substr(prefix.size())))
+      return *s;
+  return make_failure(ec::validation_error,
+                      "stop \"" + std::string{id} + "\" is not a stop of feed "
+                        + tt.name,
+                      "find stop ids with find_stops; this feed's look like "
+                        + prefix + tt.stops.front().id);
+}
+
+outcome<stop_departures> departures_at(const timetable& tt,
+                                       const stop_departures_query& query) {
+  auto stop_index = resolve_stop(tt, query.stop_id);
+  if (!stop_index)
+    return stop_index.error();
+  const auto& st = tt.stops[*stop_index];
+  stop_departures answer;
+  answer.stop_id = query.stop_id;
+  answer.stop_name = st.name;
+  answer.timezone = tt.zones[st.zone];
+  auto from = query.start_time;
+  auto until = from + std::max(0, query.time_range_seconds);
+  for (auto s : tt.stop_and_children(*stop_index)) {
+    for (auto c = tt.calls_begin[s]; c < tt.calls_begin[s + 1]; ++c) {
+      auto [p_index, pos] = tt.calls[c];
+      const auto& p = tt.patterns[p_index];
+      if (pos + 1 == p.stop_count
+          || !tt.pattern_stops[p.stops_begin + pos].pickup)
+        continue;
+      for (const auto& day : tt.days_around(p.zone, from)) {
+        // Trips are sorted by time at every stop of the pattern.
+        uint32_t lo = 0, hi = p.trip_count;
+        while (lo < hi) {
+          auto mid = (lo + hi) / 2;
+          if (day.origin + tt.time_at(p, mid, pos).departure < from)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+        for (auto r = lo; r < p.trip_count; ++r) {
+          auto at = day.origin + tt.time_at(p, r, pos).departure;
+          if (at > until)
+            break;
+          const auto& tr = tt.trips[tt.pattern_trips[p.trips_begin + r]];
+          if (!tt.runs_on(tr.service, day.day))
+            continue;
+          transitd::stop_time out;
+          out.line = std::string{tt.line_name(tr.route)};
+          out.mode = tt.routes[tr.route].mode;
+          out.headsign = std::string{tt.headsign(p_index, r)};
+          out.scheduled_departure = at;
+          if (!tt.stops[s].platform_code.empty())
+            out.platform = tt.stops[s].platform_code;
+          answer.stop_times.push_back(std::move(out));
+        }
+      }
+    }
+  }
+  std::stable_sort(answer.stop_times.begin(), answer.stop_times.end(),
+                   [](const auto& a, const auto& b) {
+                     return a.scheduled_departure < b.scheduled_departure;
+                   });
+  if (query.max_departures >= 0
+      && answer.stop_times.size()
+           > static_cast<std::size_t>(query.max_departures))
+    answer.stop_times.resize(static_cast<std::size_t>(query.max_departures));
+  answer.fetched_ms = now_ms();
+  return answer;
+}
+
+nearby_stops stops_near(const timetable& tt, const nearby_stops_query& query) {
+  nearby_stops answer;
+  for (auto [s, meters] : tt.stops_near(query.center, query.radius)) {
+    auto modes = tt.modes_at(s);
+    if (!query.modes.empty()
+        && std::none_of(modes.begin(), modes.end(), [&](transit_mode m) {
+             return std::find(query.modes.begin(), query.modes.end(), m)
+                    != query.modes.end();
+           }))
+      continue;
+    stop_summary out;
+    out.id = public_id(tt, s);
+    out.name = tt.stops[s].name;
+    out.position = tt.stops[s].position;
+    out.distance = static_cast<int32_t>(std::lround(meters));
+    out.modes = std::move(modes);
+    answer.stops.push_back(std::move(out));
+    if (answer.stops.size() >= static_cast<std::size_t>(
+          std::max(0, query.max_results)))
+      break;
+  }
+  answer.fetched_ms = now_ms();
+  return answer;
+}
+
+geocode_candidates match_stop_names(const timetable& tt,
+                                    const geocode_query& query) {
+  geocode_candidates answer;
+  answer.fetched_ms = now_ms();
+  if (!query.layers.empty()
+      && std::find(query.layers.begin(), query.layers.end(), "stop")
+           == query.layers.end())
+    return answer;
+  auto q = fold_name(query.text);
+  if (q.empty())
+    return answer;
+  std::vector<std::string_view> words;
+  for (std::size_t i = 0; i < q.size();) {
+    auto j = q.find(' ', i);
+    if (j == std::string::npos)
+      j = q.size();
+    words.push_back(std::string_view{q}.substr(i, j - i));
+    i = j + 1;
+  }
+  struct hit {
+    uint32_t stop;
+    double score;
+  };
+  std::vector<hit> hits;
+  for (uint32_t s = 0; s < tt.stops.size(); ++s) {
+    const auto& st = tt.stops[s];
+    // Stations and stops standing alone; platforms show as their station.
+    if (st.location_type > 1 || st.parent != none)
+      continue;
+    if (st.location_type == 0 && !tt.routable(s))
+      continue;
+    const auto& n = tt.folded_names[s];
+    double score = 0;
+    if (n == q)
+      score = 1.0;
+    else if (n.compare(0, q.size(), q) == 0)
+      score = 0.9;
+    else if (std::all_of(words.begin(), words.end(), [&](std::string_view w) {
+               for (std::size_t i = 0; i < n.size();) {
+                 auto j = n.find(' ', i);
+                 if (j == std::string::npos)
+                   j = n.size();
+                 if (std::string_view{n}.substr(i, j - i).substr(0, w.size())
+                     == w)
+                   return true;
+                 i = j + 1;
+               }
+               return false;
+             }))
+      score = 0.8;
+    else if (n.find(q) != std::string::npos)
+      score = 0.7;
+    if (score > 0)
+      hits.push_back({s, score});
+  }
+  std::stable_sort(hits.begin(), hits.end(), [&](const hit& a, const hit& b) {
+    if (a.score != b.score)
+      return a.score > b.score;
+    return tt.stops[a.stop].name.size() < tt.stops[b.stop].name.size();
+  });
+  // The same name twice (a station per line) shows once, the first found.
+  std::vector<std::string_view> seen;
+  for (const auto& h : hits) {
+    if (answer.candidates.size()
+        >= static_cast<std::size_t>(std::max(1, query.size)))
+      break;
+    std::string_view folded = tt.folded_names[h.stop];
+    if (std::find(seen.begin(), seen.end(), folded) != seen.end())
+      continue;
+    seen.push_back(folded);
+    const auto& st = tt.stops[h.stop];
+    geocode_candidate c;
+    c.name = st.name;
+    c.position = st.position;
+    c.confidence = h.score;
+    c.layer = "stop";
+    c.label = st.name;
+    answer.candidates.push_back(std::move(c));
+  }
+  return answer;
+}
+
+trip_plans plan_trips(raptor& router, const timetable& tt,
+                      const trip_plan_query& query) {
+  journey_request rq;
+  rq.from = query.from;
+  rq.to = query.to;
+  rq.time = query.time;
+  rq.arrive_by = query.arrive_by;
+  rq.max_transfers = query.max_transfers;
+  rq.max_walk_meters = query.max_walking_distance;
+  rq.wheelchair = query.wheelchair;
+  trip_plans answer;
+  // The zone of the stop nearest the origin (all of a feed's agencies
+  // share one).
+  auto near = tt.stops_near(query.from, query.max_walking_distance);
+  answer.timezone = tt.zones[near.empty() ? 0 : tt.stops[near[0].first].zone];
+  for (const auto& j : plan_journeys(router, rq,
+                                     static_cast<std::size_t>(
+                                       std::max(1, query.first)))) {
+    itinerary it;
+    it.transfers = std::max(0, j.rides - 1);
+    for (const auto& l : j.legs) {
+      trip_leg leg;
+      leg.scheduled_start = l.start;
+      leg.scheduled_end = l.end;
+      leg.distance = l.meters;
+      leg.from = l.from_stop == none
+                   ? place_ref{"Origin", std::nullopt, query.from}
+                   : place_of(tt, l.from_stop);
+      leg.to = l.to_stop == none
+                 ? place_ref{"Destination", std::nullopt, query.to}
+                 : place_of(tt, l.to_stop);
+      if (l.transit) {
+        const auto& p = tt.patterns[l.pattern];
+        const auto& tr
+          = tt.trips[tt.pattern_trips[p.trips_begin + l.trip_rank]];
+        leg.transit = true;
+        leg.mode = tt.routes[tr.route].mode;
+        leg.line = std::string{tt.line_name(tr.route)};
+        leg.headsign = std::string{tt.headsign(l.pattern, l.trip_rank)};
+      } else {
+        leg.mode = transit_mode::walk;
+        it.walk_distance += l.meters;
+      }
+      it.legs.push_back(std::move(leg));
+    }
+    answer.itineraries.push_back(std::move(it));
+  }
+  answer.fetched_ms = now_ms();
+  return answer;
+}
+
+} // namespace transitd::gtfs

@@ -1,0 +1,39 @@
+#pragma once
+// The provider answers of a GTFS timetable, as pure functions: departures
+// at a stop, stops near a point, stop names matching a text, and journeys
+// (RAPTOR). The FEED actor calls them on its current snapshot.
+
+#include "messages/departures.hpp"
+#include "messages/error.hpp"
+#include "messages/geocoding.hpp"
+#include "messages/stops.hpp"
+#include "messages/trips.hpp"
+#include "providers/gtfs_timetable.hpp"
+#include "providers/raptor.hpp"
+
+namespace transitd::gtfs {
+
+/// "nyc:101N" → the stop; a validation failure when the id is not one of
+/// this feed's.
+outcome<uint32_t> resolve_stop(const timetable& tt, std::string_view id);
+
+/// Departures at a stop (or at a station's platforms together) from
+/// `start_time` within the range, by departure time; the trip's last stop
+/// and calls without pickup are not departures.
+outcome<stop_departures> departures_at(const timetable& tt,
+                                       const stop_departures_query& query);
+
+/// Routable stops within the radius, nearest first, of the wanted modes.
+nearby_stops stops_near(const timetable& tt, const nearby_stops_query& query);
+
+/// Stations and stand-alone stops whose names match the text (case- and
+/// accent-insensitive): exact 1.0, prefix 0.9, every word a word's prefix
+/// 0.8, contained 0.7. Layer "stop"; none when `layers` excludes it.
+geocode_candidates match_stop_names(const timetable& tt,
+                                    const geocode_query& query);
+
+/// Itineraries from RAPTOR, sorted by arrival (see plan_journeys).
+trip_plans plan_trips(raptor& router, const timetable& tt,
+                      const trip_plan_query& query);
+
+} // namespace transitd::gtfs

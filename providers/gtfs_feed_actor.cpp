@@ -1,0 +1,172 @@
+#include "providers/gtfs_feed_actor.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include <caf/actor_system.hpp>
+#include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
+#include <spdlog/spdlog.h>
+
+#include "messages/time.hpp"
+#include "providers/gtfs_answers.hpp"
+
+namespace transitd {
+
+void feed_slot::publish(std::shared_ptr<const gtfs::timetable> timetable,
+                        int64_t load_ms) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  status_.loaded = true;
+  status_.error.clear();
+  status_.report = timetable->report;
+  status_.load_ms = load_ms;
+  status_.loaded_at_ms = now_ms();
+  std::atomic_store(&timetable_, std::move(timetable));
+}
+
+void feed_slot::fail(std::string error) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  status_.error = std::move(error);
+  ++status_.failed_loads;
+}
+
+feed_status feed_slot::status() const {
+  std::lock_guard<std::mutex> guard{mutex_};
+  return status_;
+}
+
+void load_feed(const gtfs_feed_options& options, feed_slot& slot) {
+  auto started = std::chrono::steady_clock::now();
+  auto loaded = gtfs::load_timetable(options.name, options.sources,
+                                     options.load);
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+              std::chrono::steady_clock::now() - started)
+              .count();
+  if (!loaded) {
+    spdlog::error("feed {}: load failed after {} ms: {}", options.name, ms,
+                  loaded.error().message);
+    slot.fail(loaded.error().message);
+    return;
+  }
+  const auto& r = (*loaded)->report;
+  spdlog::info("feed {}: loaded in {} ms: {} stops, {} routes, {} trips ({} "
+               "from frequencies), {} stop times, {} patterns, {} footpaths; "
+               "service {}..{}",
+               options.name, ms, r.stops, r.routes, r.trips,
+               r.frequency_trips, r.stop_times, r.patterns, r.footpaths,
+               r.first_day, r.last_day);
+  if (r.skipped_rows > 0) {
+    spdlog::warn("feed {}: skipped {} bad rows; for example:", options.name,
+                 r.skipped_rows);
+    for (const auto& sample : r.samples)
+      spdlog::warn("feed {}:   {}", options.name, sample);
+  }
+  slot.publish(std::move(*loaded), ms);
+}
+
+namespace {
+
+struct feed_state {
+  static inline const char* name = "feed";
+  std::shared_ptr<feed_slot> slot;
+  /// The loader and how to stop it early.
+  std::thread loader;
+  std::shared_ptr<std::atomic<bool>> stop_loading
+    = std::make_shared<std::atomic<bool>>(false);
+
+  ~feed_state() {
+    stop_loading->store(true);
+    if (loader.joinable())
+      loader.join();
+  }
+  /// The router of the snapshot it was made for.
+  std::shared_ptr<const gtfs::timetable> routed;
+  std::unique_ptr<gtfs::raptor> router;
+};
+
+using feed_pointer = feed_actor::stateful_pointer<feed_state>;
+
+caf::error not_loaded(const feed_slot& slot) {
+  auto status = slot.status();
+  return to_error(make_failure(
+    ec::data_not_available,
+    "feed " + slot.name()
+      + (status.error.empty() ? " is still loading"
+                              : " could not be loaded: " + status.error),
+    status.error.empty() ? "try again in a few seconds"
+                         : "check the --gtfs source of " + slot.name()));
+}
+
+feed_actor::behavior_type feed(feed_pointer self, gtfs_feed_options options,
+                               std::shared_ptr<feed_slot> slot) {
+  self->state.slot = std::move(slot);
+  // Off the scheduler: the loader touches only the slot.
+  options.load.cancel = self->state.stop_loading;
+  self->state.loader = std::thread{
+    [options = std::move(options), slot = self->state.slot] {
+      load_feed(options, *slot);
+    }};
+  return {
+    [self](stop_departures_query& q) -> caf::result<stop_departures> {
+      auto tt = self->state.slot->current();
+      if (!tt)
+        return not_loaded(*self->state.slot);
+      auto answer = gtfs::departures_at(*tt, q);
+      if (!answer)
+        return to_error(answer.error());
+      return std::move(*answer);
+    },
+    [self](nearby_stops_query& q) -> caf::result<nearby_stops> {
+      auto tt = self->state.slot->current();
+      if (!tt)
+        return not_loaded(*self->state.slot);
+      return gtfs::stops_near(*tt, q);
+    },
+    [self](trip_plan_query& q) -> caf::result<trip_plans> {
+      auto tt = self->state.slot->current();
+      if (!tt)
+        return not_loaded(*self->state.slot);
+      auto& st = self->state;
+      if (st.routed != tt) {
+        st.router = std::make_unique<gtfs::raptor>(*tt);
+        st.routed = tt;
+      }
+      return gtfs::plan_trips(*st.router, *tt, q);
+    },
+    [](cancel_call&) {
+      // Answers are computed in one step; nothing is left to cancel.
+    },
+    [self](geocode_query& q) -> caf::result<geocode_candidates> {
+      auto tt = self->state.slot->current();
+      if (!tt)
+        return not_loaded(*self->state.slot);
+      return gtfs::match_stop_names(*tt, q);
+    },
+    [self](get_counters) {
+      auto status = self->state.slot->status();
+      auto prefix = "feed." + self->state.slot->name() + ".";
+      counters c;
+      c.add(prefix + "loaded", status.loaded ? 1 : 0);
+      c.add(prefix + "stops", static_cast<int64_t>(status.report.stops));
+      c.add(prefix + "trips", static_cast<int64_t>(status.report.trips));
+      c.add(prefix + "stop_times",
+            static_cast<int64_t>(status.report.stop_times));
+      c.add(prefix + "skipped_rows",
+            static_cast<int64_t>(status.report.skipped_rows));
+      c.add(prefix + "load_ms", status.load_ms);
+      c.add(prefix + "failed_loads", status.failed_loads);
+      return c;
+    },
+  };
+}
+
+} // namespace
+
+feed_actor spawn_gtfs_feed(caf::actor_system& system,
+                           gtfs_feed_options options,
+                           std::shared_ptr<feed_slot> slot) {
+  return system.spawn(feed, std::move(options), std::move(slot));
+}
+
+} // namespace transitd

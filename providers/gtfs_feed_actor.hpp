@@ -1,0 +1,74 @@
+#pragma once
+// FEED: a named timetable from GTFS sources, served as TIMETABLE,
+// JOURNEY_PLANNER and GEOCODING. Loading runs on a thread of its own, never
+// on the CAF scheduler; the result is published into a `feed_slot` as an
+// immutable snapshot, so a reload builds beside the old one and swaps it
+// whole while calls in flight finish on the snapshot they took.
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <caf/fwd.hpp>
+
+#include "messages/interfaces.hpp"
+#include "providers/gtfs_reader.hpp"
+
+namespace transitd {
+
+struct gtfs_feed_options {
+  /// Stop ids are "NAME:stop_id".
+  std::string name;
+  /// GTFS zip files or folders, merged into one timetable.
+  std::vector<std::string> sources;
+  gtfs::load_options load;
+};
+
+/// What a feed's load did, for logs, /readyz and /metrics.
+struct feed_status {
+  bool loaded = false;
+  /// The last load's failure; empty after a success.
+  std::string error;
+  gtfs::load_report report;
+  int64_t load_ms = 0;
+  int64_t loaded_at_ms = 0;
+  int64_t failed_loads = 0;
+};
+
+/// The current snapshot of one feed, shared by the FEED actor, the
+/// provider switch (for the service area) and the loader.
+class feed_slot {
+public:
+  explicit feed_slot(std::string name) : name_(std::move(name)) {
+  }
+  const std::string& name() const {
+    return name_;
+  }
+  /// The snapshot calls should use; null until the first load.
+  std::shared_ptr<const gtfs::timetable> current() const {
+    return std::atomic_load(&timetable_);
+  }
+  void publish(std::shared_ptr<const gtfs::timetable> timetable,
+               int64_t load_ms);
+  void fail(std::string error);
+  feed_status status() const;
+
+private:
+  std::string name_;
+  std::shared_ptr<const gtfs::timetable> timetable_;
+  mutable std::mutex mutex_;
+  feed_status status_;
+};
+
+/// Loads `options.sources` into `slot` now, on the calling thread; logs
+/// the outcome and the skipped rows' sample.
+void load_feed(const gtfs_feed_options& options, feed_slot& slot);
+
+/// Spawns the FEED actor and starts its first load on a thread of its own.
+feed_actor spawn_gtfs_feed(caf::actor_system& system,
+                           gtfs_feed_options options,
+                           std::shared_ptr<feed_slot> slot);
+
+} // namespace transitd
