@@ -105,13 +105,17 @@ provider_switch_actor::behavior_type provider_switch(
       auto i = entry_for_points(entries, {q.from, q.to});
       if (!i) {
         auto from = entry_for_points(entries, {q.from});
-        auto what = !from ? "the origin lies"
-                    : !entry_for_points(entries, {q.to})
-                      ? "the destination lies"
-                      : "origin and destination lie in different areas, one "
-                        "of them";
-        self->make_response_promise<trip_plans>().deliver(
-          to_error(outside_every_area(entries, what)));
+        auto to = entry_for_points(entries, {q.to});
+        auto problem
+          = !from ? outside_every_area(entries, "the origin lies")
+            : !to ? outside_every_area(entries, "the destination lies")
+                  : make_failure(ec::unsupported_region,
+                                 "the origin lies in " + entries[*from].name
+                                   + "'s area and the destination in "
+                                   + entries[*to].name
+                                   + "'s; no provider here serves both",
+                                 "plan each part within one area");
+        self->make_response_promise<trip_plans>().deliver(to_error(problem));
         return {};
       }
       return self->delegate(entries[*i].journey_planner, std::move(q));

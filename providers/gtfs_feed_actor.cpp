@@ -98,15 +98,25 @@ caf::error not_loaded(const feed_slot& slot) {
                          : "check the --gtfs source of " + slot.name()));
 }
 
+feed_actor::behavior_type feed_behavior(feed_pointer self);
+
 feed_actor::behavior_type feed(feed_pointer self, gtfs_feed_options options,
                                std::shared_ptr<feed_slot> slot) {
   self->state.slot = std::move(slot);
+  if (options.preloaded) {
+    self->state.slot->publish(options.preloaded, 0);
+    return feed_behavior(self);
+  }
   // Off the scheduler: the loader touches only the slot.
   options.load.cancel = self->state.stop_loading;
   self->state.loader = std::thread{
     [options = std::move(options), slot = self->state.slot] {
       load_feed(options, *slot);
     }};
+  return feed_behavior(self);
+}
+
+feed_actor::behavior_type feed_behavior(feed_pointer self) {
   return {
     [self](stop_departures_query& q) -> caf::result<stop_departures> {
       auto tt = self->state.slot->current();

@@ -24,6 +24,9 @@ struct gtfs_feed_options {
   /// GTFS zip files or folders, merged into one timetable.
   std::vector<std::string> sources;
   gtfs::load_options load;
+  /// A timetable built already (by a test, or an application that reads
+  /// its own data): published at once, `sources` are not read.
+  std::shared_ptr<const gtfs::timetable> preloaded;
 };
 
 /// What a feed's load did, for logs, /readyz and /metrics.

@@ -1,11 +1,13 @@
 #include "transport/config.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
 
+#include "messages/time.hpp"
 #include "transport/tools.hpp"
 
 namespace transitd {
@@ -90,6 +92,39 @@ std::map<std::string, int64_t> parse_map(const std::string& flag,
   if (out.empty())
     throw CLI::ValidationError(flag, "needs at least one name=number");
   return out;
+}
+
+/// "NAME=SOURCE[,SOURCE...]": a feed name that can prefix stop ids, and
+/// local sources.
+std::pair<std::string, std::vector<std::string>>
+parse_feed(const std::string& flag, const std::string& text) {
+  auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw CLI::ValidationError(flag, "expected NAME=SOURCE, got \"" + text
+                                       + "\"");
+  auto name = text.substr(0, eq);
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_')
+      throw CLI::ValidationError(
+        flag, "the feed name \"" + name
+                + "\" may hold only letters, digits, - and _ (it prefixes "
+                  "stop ids as NAME:)");
+  std::vector<std::string> sources;
+  std::stringstream in{text.substr(eq + 1)};
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) {
+      if (item.rfind("http://", 0) == 0 || item.rfind("https://", 0) == 0)
+        throw CLI::ValidationError(
+          flag + " " + name,
+          "feeds are read from files; download " + item
+            + " and give the path of the zip");
+      sources.push_back(item);
+    }
+  if (sources.empty())
+    throw CLI::ValidationError(flag + " " + name,
+                               "needs at least one SOURCE");
+  return {name, sources};
 }
 
 /// "a,b,c" without empty items.
@@ -319,6 +354,46 @@ std::unique_ptr<CLI::App> make_app(daemon_config& cfg,
       ->type_name("N")
       ->transform(whole_number)
       ->check(CLI::Range(int64_t{1}, int64_t{100000}));
+  app
+    ->add_option_function<std::vector<std::string>>(
+      "--gtfs",
+      [&cfg](const std::vector<std::string>& all) {
+        for (const auto& value : all) {
+          auto [name, sources] = parse_feed("--gtfs", value);
+          auto it = std::find_if(cfg.gtfs_feeds.begin(), cfg.gtfs_feeds.end(),
+                                 [&](const auto& f) { return f.first == name; });
+          if (it != cfg.gtfs_feeds.end())
+            it->second = std::move(sources);
+          else
+            cfg.gtfs_feeds.emplace_back(std::move(name), std::move(sources));
+        }
+      },
+      "serve a GTFS timetable with the built-in router: NAME=SOURCE, SOURCE "
+      "a .zip file or folder; several SOURCEs comma-separated are merged; "
+      "repeated for more feeds; stop ids become NAME:stop_id")
+    ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+    ->type_name("NAME=SOURCE");
+  count("gtfs-footpath-m", cfg.gtfs_footpath_m, 0, 3000,
+        "GTFS stops closer than this are joined by a walking transfer "
+        "(transfers.txt overrides a pair)");
+  text("provider-order", cfg.provider_order, "ORDER",
+       "where a feed and Digitransit (with a key) both cover a point: "
+       "feeds-first or digitransit-first")
+    ->check(CLI::IsMember({"feeds-first", "digitransit-first"}));
+  app
+    ->add_option_function<std::string>(
+      "--clock",
+      [&cfg](const std::string& value) {
+        auto start = parse_iso8601(value);
+        if (!start)
+          throw CLI::ValidationError(
+            "--clock", "expected an ISO 8601 date-time with an offset, e.g. "
+                       "2026-10-14T08:30:00-04:00, got \"" + value + "\"");
+        cfg.clock_start = *start;
+      },
+      "start the daemon's clock at this ISO 8601 instant (it then runs): "
+      "serve a feed outside its validity; results say simulated-time")
+    ->type_name("TIME");
   text("log-level", cfg.log_level, "LEVEL", "how much to log")
     ->check(CLI::IsMember(
       {"trace", "debug", "info", "warn", "error", "critical", "off"}));

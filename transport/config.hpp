@@ -97,6 +97,18 @@ struct daemon_config {
   /// Directory of the variable store; empty = ~/.local/share/transitd;
   /// ":memory:" keeps nothing on disk.
   std::string data_dir;
+  // Feeds: GTFS timetables the daemon routes on itself.
+  /// --gtfs NAME=SOURCE[,SOURCE...] in the order given: zip files or
+  /// folders, merged per NAME. Stop ids are NAME:stop_id.
+  std::vector<std::pair<std::string, std::vector<std::string>>> gtfs_feeds;
+  /// Stops closer than this get a generated footpath (meters).
+  int32_t gtfs_footpath_m = 500;
+  /// Where a feed and Digitransit (with a key) both cover a point:
+  /// "feeds-first" or "digitransit-first".
+  std::string provider_order = "feeds-first";
+  /// --clock: the instant the daemon's clock starts at (epoch seconds), for
+  /// serving recorded feeds; nullopt: the system clock.
+  std::optional<int64_t> clock_start;
   // Logs.
   std::string log_level = "info";
   /// "text" (human-readable) or "json" (one JSON object per line).

@@ -15,11 +15,33 @@
 #include "transport/http_server.hpp"
 #include "transport/mcp.hpp"
 #include "transport/ops.hpp"
+#include "messages/time.hpp"
 #include "transport/tools.hpp"
 
 namespace transitd {
 
 namespace {
+
+/// The sentence naming the areas the transit tools serve.
+std::string served_regions(const daemon_config& cfg, bool routing_demo) {
+  std::vector<std::string> parts;
+  for (const auto& [name, sources] : cfg.gtfs_feeds)
+    parts.push_back("GTFS feed " + name + " (stop ids " + name
+                    + ":..., its area from its stops)");
+  bool digitransit = cfg.gtfs_feeds.empty() || !routing_uses_demo(cfg);
+  if (digitransit) {
+    auto hsl = std::string{"the HSL region (Helsinki) via Digitransit"}
+               + (routing_demo ? " (demo data)" : "");
+    if (cfg.provider_order == "feeds-first")
+      parts.push_back(hsl);
+    else
+      parts.insert(parts.begin(), hsl);
+  }
+  std::string out = "Regions served: ";
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
+  return out + ".";
+}
 
 /// How /readyz describes a provider.
 std::string provider_state(bool on_demo, bool has_key, bool key_required) {
@@ -70,6 +92,18 @@ engine_config engine_settings(const daemon_config& cfg, bool routing_demo,
   e.demo_routing = routing_demo;
   e.demo_geocoding = geocoding_demo;
   e.variables.path = variables_path;
+  for (const auto& [name, sources] : cfg.gtfs_feeds) {
+    gtfs_feed_options feed;
+    feed.name = name;
+    feed.sources = sources;
+    feed.load.footpath_radius = cfg.gtfs_footpath_m;
+    e.feeds.push_back(std::move(feed));
+  }
+  // Beside feeds, Digitransit serves only when it is real (a key or URL).
+  e.digitransit_with_feeds = !routing_uses_demo(cfg);
+  e.feeds_first = cfg.provider_order == "feeds-first";
+  if (cfg.clock_start)
+    e.clock_offset_ms = *cfg.clock_start * 1000 - now_ms();
   e.station_toilets.tool.timeout_ms = cfg.tool_timeout_ms;
   if (!station_dir.empty()) {
     e.station_toilets.reader = directory_reader(station_dir);
@@ -85,8 +119,11 @@ daemon::daemon(daemon_config config, const env_lookup& env)
   auto& cfg = config_;
   // Embedded default: the mock upstream, in-process, for every provider
   // that has neither a key nor an explicit URL (or all with --demo).
-  bool routing_demo = routing_uses_demo(cfg);
-  bool geocoding_demo = geocoding_uses_demo(cfg);
+  // With feeds and no Digitransit key, the feeds alone serve: no demo.
+  bool feeds = !cfg.gtfs_feeds.empty();
+  bool routing_demo = routing_uses_demo(cfg) && !feeds;
+  bool geocoding_demo = geocoding_uses_demo(cfg) && !feeds;
+  bool digitransit_off = feeds && routing_uses_demo(cfg);
   bool tfl_demo = tfl_uses_demo(cfg);
   if (routing_demo || geocoding_demo || tfl_demo) {
     demo_ = std::make_unique<mock::mock_upstream>();
@@ -97,7 +134,20 @@ daemon::daemon(daemon_config config, const env_lookup& env)
                                + ex.what());
     }
   }
-  if (routing_demo) {
+  for (const auto& [name, sources] : cfg.gtfs_feeds) {
+    std::string list;
+    for (const auto& s : sources)
+      list += (list.empty() ? "" : ", ") + s;
+    spdlog::info("feed {}: loading {} (stop ids {}:...)", name, list, name);
+  }
+  if (cfg.clock_start)
+    spdlog::warn("simulated clock: starts at {} (--clock); every result "
+                 "says simulated-time",
+                 format_utc(*cfg.clock_start));
+  if (digitransit_off) {
+    spdlog::info("Digitransit: off (no DIGITRANSIT_API_KEY); the feeds "
+                 "serve departures, stops, geocoding and trips");
+  } else if (routing_demo) {
     cfg.digitransit_routing_url = demo_->routing_url();
     spdlog::warn("demo mode: Digitransit routing is served by the built-in "
                  "mock upstream at {} (generated data, not live); set "
@@ -108,7 +158,9 @@ daemon::daemon(daemon_config config, const env_lookup& env)
                  redact_url(cfg.digitransit_routing_url),
                  cfg.digitransit_api_key.empty() ? "absent" : "set");
   }
-  if (geocoding_demo) {
+  if (digitransit_off) {
+    // Said above.
+  } else if (geocoding_demo) {
     cfg.digitransit_geocoding_url = demo_->geocoding_url();
     spdlog::warn("demo mode: Digitransit geocoding is served by the built-in "
                  "mock upstream at {}",
@@ -171,9 +223,11 @@ void daemon::wire(const std::string& station_dir, bool routing_demo,
   const auto& cfg = config_;
   gateway_ = std::make_unique<gateway>(*system_, engine_->router,
                                        cfg.gateway_shards);
+  auto regions = served_regions(cfg, routing_demo);
   catalog_ = std::make_unique<mcp::tool_catalog>(
-    mcp::make_tool_catalog(*gateway_));
+    mcp::make_tool_catalog(*gateway_, regions));
   mcp::endpoint_options endpoint_opts;
+  endpoint_opts.regions = regions;
   endpoint_opts.allowed_hosts = cfg.allowed_hosts;
   endpoint_opts.allowed_origins = cfg.allowed_origins;
   endpoint_opts.tokens = cfg.tokens;
@@ -189,11 +243,17 @@ void daemon::wire(const std::string& station_dir, bool routing_demo,
 
   ops_options ops_opts;
   ops_opts.metrics_auth = cfg.metrics_auth;
+  bool digitransit_off = !cfg.gtfs_feeds.empty() && routing_uses_demo(cfg);
   ops_opts.providers = {
     {"digitransit-routing",
-     provider_state(routing_demo, !cfg.digitransit_api_key.empty(), false)},
+     digitransit_off
+       ? std::string{"off: the feeds serve"}
+       : provider_state(routing_demo, !cfg.digitransit_api_key.empty(), false)},
     {"digitransit-geocoding",
-     provider_state(geocoding_demo, !cfg.digitransit_api_key.empty(), false)},
+     digitransit_off ? std::string{"off: the feeds serve"}
+                     : provider_state(geocoding_demo,
+                                      !cfg.digitransit_api_key.empty(),
+                                      false)},
     {"tfl", provider_state(tfl_demo, !cfg.tfl_api_key.empty(), true)},
     {"station-data", station_dir.empty() ? "built-in demo set" : station_dir}};
   ops_ = std::make_unique<ops_endpoints>(*system_, *engine_, *endpoint_,

@@ -38,9 +38,10 @@ tool_spec get_departures_spec() {
   spec.name = std::string{get_departures_name};
   spec.title = "Departures from a stop";
   spec.description
-    = "Upcoming departures at a Helsinki-region stop (Digitransit), with "
-      "realtime delay and cancellation status. Times are ISO 8601 in the "
+    = "Upcoming departures at a stop, with realtime delay and cancellation "
+      "status where the provider has them. Times are ISO 8601 in the "
       "stop's local offset; sorted by realtime, else scheduled, time.";
+  spec.regional = true;
   spec.input = get_departures_input();
 
   json::object departure;

@@ -36,9 +36,10 @@ tool_spec geocode_address_spec() {
   spec.name = "geocode_address";
   spec.title = "Find places by name or address";
   spec.description
-    = "Forward geocoding in the Helsinki region (Digitransit Pelias): "
-      "candidates for a text, best first, with coordinates, confidence 0..1 "
-      "and type (address, poi, stop). size above 40 is capped at 40.";
+    = "Forward geocoding: candidates for a text, best first, with "
+      "coordinates, confidence 0..1 and type (address, poi, stop; a GTFS "
+      "feed knows its stop names only). size above 40 is capped at 40.";
+  spec.regional = true;
   spec.input = geocode_address_input();
   json::object bbox;
   for (auto key : {"minLon", "maxLon", "minLat", "maxLat"})

@@ -505,9 +505,11 @@ http_reply endpoint::initialize(const json::value& id,
                                       {"title", "transitd: public transit"},
                                       {"version", options_.server_version}};
   result["instructions"]
-    = "Live public transport: Helsinki region (Digitransit) departures. "
-      "Every result carries a correlationId; errors are tool results with "
-      "isError and an error code.";
+    = "Public transport departures, stops, geocoding and trip planning. "
+      + options_.regions
+      + " London journeys and station toilets via TfL. Every result carries "
+        "a correlationId; errors are tool results with isError and an "
+        "error code.";
   auto reply = json_reply(200, json_rpc::make_result(id, std::move(result)));
   reply.headers.emplace_back("Mcp-Session-Id", *session_id);
   spdlog::info("MCP session opened, protocol {}", version);

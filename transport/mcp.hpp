@@ -88,6 +88,10 @@ struct endpoint_options {
   std::function<std::chrono::steady_clock::time_point()> clock
     = [] { return std::chrono::steady_clock::now(); };
   std::string server_name = "transitd";
+  /// A sentence naming the areas the transit tools serve, for the
+  /// instructions of `initialize`.
+  std::string regions = "Regions served: the HSL region (Helsinki), via "
+                        "Digitransit.";
   std::string server_version = "0.1.0";
 };
 

@@ -90,6 +90,28 @@ mcp::http_reply ops_endpoints::ready(const mcp::http_request&) const {
       ready = false;
     checks["store"] = store;
   }
+  // Feeds: ready once each has a timetable; a failed reload keeps the
+  // last one and says so.
+  if (!engine_.feed_slots.empty()) {
+    json::object feeds;
+    for (const auto& slot : engine_.feed_slots) {
+      auto status = slot->status();
+      std::string how;
+      if (status.loaded) {
+        const auto& r = status.report;
+        how = "ok: " + std::to_string(r.stops) + " stops, "
+              + std::to_string(r.trips) + " trips, service " + r.first_day
+              + ".." + r.last_day;
+        if (!status.error.empty())
+          how += "; the last reload failed: " + status.error;
+      } else {
+        ready = false;
+        how = status.error.empty() ? "loading" : "failed: " + status.error;
+      }
+      feeds[slot->name()] = how;
+    }
+    checks["feeds"] = std::move(feeds);
+  }
   json::object providers;
   for (const auto& [name, how] : options_.providers)
     providers[name] = how;

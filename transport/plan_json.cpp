@@ -150,11 +150,12 @@ tool_spec plan_trip_spec() {
   spec.name = "plan_trip";
   spec.title = "Plan a trip";
   spec.description
-    = "Itineraries between two points in the Helsinki region (Digitransit "
-      "planConnection) with realtime delays and cancellations. When the "
-      "best answer is disrupted, a relaxed search adds alternatives "
+    = "Itineraries between two points with realtime delays and "
+      "cancellations where the provider has them. When the best answer is "
+      "disrupted, a relaxed search adds alternatives "
       "(disruptionAlternative). Origin and destination are coordinates or "
       "saved location labels.";
+  spec.regional = true;
   spec.input = plan_trip_input();
   json::object requested;
   requested["type"] = schema_enum({"depart", "arrive"});

@@ -66,9 +66,9 @@ tool_spec find_stops_spec() {
   spec.name = "find_stops";
   spec.title = "Stops near a point";
   spec.description
-    = "Public transport stops near a coordinate in the Helsinki region "
-      "(Digitransit), nearest first, with their modes. At most 25 are "
-      "returned; textFilter narrows by name.";
+    = "Public transport stops near a coordinate, nearest first, with their "
+      "modes. At most 25 are returned; textFilter narrows by name.";
+  spec.regional = true;
   spec.input = find_stops_input();
   json::object stop;
   stop["id"] = schema_string();

@@ -210,6 +210,8 @@ struct tool_spec {
   bool open_world = true;
   bool destructive = false;
   bool idempotent = true;
+  /// Answers depend on where: the catalog appends the regions served.
+  bool regional = false;
   tool_function run;
 };
 

@@ -34,9 +34,12 @@ tool_function make_runner(gateway& gw, Parse parse) {
 struct gateway_tools {
   tool_catalog& catalog;
   gateway& gw;
+  const std::string& regions;
 
   template <class Request, class Reply, class Parse>
   void tool(tool_spec spec, Parse parse) {
+    if (spec.regional && !regions.empty())
+      spec.description += " " + regions;
     spec.run = make_runner<Request, Reply>(gw, parse);
     catalog.add(std::move(spec));
   }
@@ -114,9 +117,9 @@ tool_settings_map tool_settings_by_name(
   return out;
 }
 
-tool_catalog make_tool_catalog(gateway& gw) {
+tool_catalog make_tool_catalog(gateway& gw, const std::string& regions) {
   tool_catalog catalog;
-  gateway_tools adder{catalog, gw};
+  gateway_tools adder{catalog, gw, regions};
   visit_tools(adder);
   return catalog;
 }

@@ -13,8 +13,10 @@
 
 namespace transitd::mcp {
 
-/// Every tool this build serves, running through `gw`.
-tool_catalog make_tool_catalog(gateway& gw);
+/// Every tool this build serves, running through `gw`. `regions` (a
+/// sentence naming the areas served) ends each regional tool's
+/// description.
+tool_catalog make_tool_catalog(gateway& gw, const std::string& regions = "");
 
 /// The MCP names of every tool this build serves, in catalog order.
 const std::vector<std::string>& tool_names();

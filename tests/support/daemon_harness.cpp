@@ -88,6 +88,13 @@ daemon_harness::daemon_harness(harness_options options) {
   cfg.tokens = options.tokens;
   cfg.tls_cert = options.tls_cert;
   cfg.tls_key = options.tls_key;
+  cfg.gtfs_feeds = options.gtfs_feeds;
+  cfg.clock_start = options.clock_start;
+  if (!options.digitransit_with_feeds) {
+    cfg.digitransit_routing_url_explicit = false;
+    cfg.digitransit_geocoding_url_explicit = false;
+    cfg.digitransit_api_key.clear();
+  }
   env_lookup no_environment = [](const std::string&) {
     return std::optional<std::string>{};
   };
@@ -99,6 +106,15 @@ daemon_harness::daemon_harness(harness_options options) {
   for (int i = 0; i < 5000 && !daemon_->running(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds{1});
   REQUIRE(daemon_->running());
+  // Feeds load on threads of their own: wait (generously) for them.
+  for (const auto& slot : engine().feed_slots) {
+    for (int i = 0; i < 60000 && !slot->status().loaded
+                    && slot->status().error.empty();
+         ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds{1});
+    INFO("feed " << slot->name() << ": " << slot->status().error);
+    REQUIRE(slot->status().loaded);
+  }
 }
 
 daemon_harness::~daemon_harness() {

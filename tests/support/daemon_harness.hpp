@@ -54,6 +54,12 @@ struct harness_options {
   /// PEM files: serve HTTPS.
   std::string tls_cert;
   std::string tls_key;
+  /// GTFS feeds (--gtfs); the harness waits until they are loaded.
+  std::vector<std::pair<std::string, std::vector<std::string>>> gtfs_feeds;
+  /// --clock, epoch seconds.
+  std::optional<int64_t> clock_start;
+  /// Give Digitransit a key beside the feeds (else the feeds alone serve).
+  bool digitransit_with_feeds = true;
 };
 
 class daemon_harness {

@@ -395,3 +395,59 @@ TEST_CASE("repeated maps and config files add up, in order", "[config]") {
   REQUIRE(help);
   CHECK(help->help);
 }
+
+TEST_CASE("feeds: --gtfs NAME=SOURCE, merged sources, repeats, the file",
+          "[config][gtfs]") {
+  inputs in;
+  in.files["t.conf"] = "gtfs = bart=/data/bart.zip\n";
+  auto r = in.parse({"--gtfs", "nyc=/data/subway.zip,/data/bus",
+                     "--gtfs=ct=/data/ct.zip", "--config", "t.conf",
+                     "--gtfs-footpath-m", "300", "--provider-order",
+                     "digitransit-first"});
+  REQUIRE(r);
+  const auto& feeds = r->config.gtfs_feeds;
+  REQUIRE(feeds.size() == 3);
+  // The file applies before the flags: its feed comes first.
+  CHECK(feeds[0].first == "bart");
+  CHECK(feeds[1].first == "nyc");
+  CHECK(feeds[1].second
+        == std::vector<std::string>{"/data/subway.zip", "/data/bus"});
+  CHECK(feeds[2].first == "ct");
+  CHECK(r->config.gtfs_footpath_m == 300);
+  CHECK(r->config.provider_order == "digitransit-first");
+  // The same name again replaces its sources.
+  auto again = in.parse({"--gtfs", "nyc=/a.zip", "--gtfs", "nyc=/b.zip"});
+  REQUIRE(again);
+  REQUIRE(again->config.gtfs_feeds.size() == 1);
+  CHECK(again->config.gtfs_feeds[0].second
+        == std::vector<std::string>{"/b.zip"});
+}
+
+TEST_CASE("feeds: bad names, sources and orders name the flag",
+          "[config][gtfs][validation]") {
+  inputs in;
+  auto refused = [&](std::vector<std::string> args, const char* says) {
+    auto r = in.parse(std::move(args));
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == ec::validation_error);
+    CHECK_THAT(r.error().message, Catch::Contains(says));
+  };
+  refused({"--gtfs", "/data/subway.zip"}, "--gtfs");
+  refused({"--gtfs", "ny c=/x.zip"}, "letters, digits");
+  refused({"--gtfs", "nyc="}, "at least one SOURCE");
+  refused({"--gtfs", "nyc=https://example.org/gtfs.zip"}, "download");
+  refused({"--provider-order", "random"}, "--provider-order");
+  refused({"--gtfs-footpath-m", "5000"}, "--gtfs-footpath-m");
+}
+
+TEST_CASE("the clock flag takes an ISO 8601 instant", "[config][gtfs]") {
+  inputs in;
+  auto r = in.parse({"--clock", "2026-10-14T08:30:00-04:00"});
+  REQUIRE(r);
+  CHECK(r->config.clock_start == std::optional<int64_t>{1791981000});
+  CHECK_FALSE(in.parse({})->config.clock_start);
+  auto bad = in.parse({"--clock", "yesterday"});
+  REQUIRE_FALSE(bad);
+  CHECK_THAT(bad.error().message,
+             Catch::Contains("--clock") && Catch::Contains("yesterday"));
+}

@@ -1,0 +1,202 @@
+// PROVIDER_SWITCH: which provider answers, and the engine with a feed.
+
+#include "actors/provider_switch.hpp"
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/scoped_actor.hpp>
+#include <catch2/catch.hpp>
+
+#include "actors/engine.hpp"
+#include "messages/time.hpp"
+#include "providers/gtfs_reader.hpp"
+
+using namespace transitd;
+using namespace std::chrono_literals;
+
+namespace {
+
+region box(double lat0, double lat1, double lon0, double lon1,
+           std::string name) {
+  return {lat0, lat1, lon0, lon1, std::move(name)};
+}
+
+std::vector<provider_entry> three() {
+  std::vector<provider_entry> e(3);
+  e[0].name = "feed nyc";
+  e[0].stop_prefix = "nyc:";
+  e[0].area = [] {
+    return std::optional<region>{box(40.5, 40.9, -74.3, -73.7, "nyc")};
+  };
+  e[1].name = "feed late";
+  e[1].stop_prefix = "late:";
+  e[1].area = [] { return std::optional<region>{}; }; // still loading
+  e[2].name = "Digitransit";
+  e[2].area = [] {
+    return std::optional<region>{box(59.9, 60.8, 23.5, 26.0, "HSL")};
+  };
+  return e;
+}
+
+} // namespace
+
+TEST_CASE("provider switch: stop ids go by prefix, the rest to Digitransit",
+          "[switch]") {
+  auto e = three();
+  CHECK(entry_for_stop(e, "nyc:631") == std::optional<std::size_t>{0});
+  CHECK(entry_for_stop(e, "late:1") == std::optional<std::size_t>{1});
+  CHECK(entry_for_stop(e, "HSL:1040129") == std::optional<std::size_t>{2});
+  e.pop_back();
+  CHECK_FALSE(entry_for_stop(e, "HSL:1040129"));
+}
+
+TEST_CASE("provider switch: points go to the first area holding them",
+          "[switch]") {
+  auto e = three();
+  coordinate times_sq{40.7553, -73.9875};
+  coordinate helsinki{60.17, 24.94};
+  CHECK(entry_for_points(e, {times_sq}) == std::optional<std::size_t>{0});
+  CHECK(entry_for_points(e, {helsinki}) == std::optional<std::size_t>{2});
+  CHECK_FALSE(entry_for_points(e, {times_sq, helsinki}));
+  CHECK_FALSE(entry_for_points(e, {{0, 0}}));
+  // The order decides where areas overlap.
+  e[2].area = [] {
+    return std::optional<region>{box(40, 41, -75, -73, "wide")};
+  };
+  CHECK(entry_for_points(e, {times_sq}) == std::optional<std::size_t>{0});
+  std::swap(e[0], e[2]);
+  CHECK(entry_for_points(e, {times_sq}) == std::optional<std::size_t>{0});
+  CHECK(e[0].name == "Digitransit");
+}
+
+TEST_CASE("provider switch: outside every area names the areas",
+          "[switch]") {
+  auto problem = outside_every_area(three(), "the origin lies");
+  CHECK(problem.code == ec::unsupported_region);
+  CHECK_THAT(problem.message,
+             Catch::Contains("the origin lies outside every area")
+               && Catch::Contains("nyc (lat 40.50..40.90, lon -74.30..-73.70)")
+               && Catch::Contains("HSL"));
+  CHECK_FALSE(problem.hint.empty());
+}
+
+TEST_CASE("engine with a feed: the tools answer from it by id and area",
+          "[switch][engine]") {
+  auto tt = gtfs::load_timetable(
+    "nyc", std::vector<std::string>{std::string{TRANSITD_FIXTURES_DIR}
+                                    + "/gtfs/mta-subway-2026-09/"
+                                      "mta-subway-gtfs.zip"});
+  REQUIRE(tt);
+  caf::actor_system_config cfg;
+  cfg.set("scheduler.max-threads", size_t{2});
+  add_message_types(cfg);
+  caf::actor_system sys{cfg};
+  engine_config config;
+  config.variables.path = ":memory:";
+  gtfs_feed_options feed;
+  feed.name = "nyc";
+  feed.preloaded = *tt;
+  config.feeds.push_back(feed);
+  // 2026-10-14 08:30 in New York, from whatever the real time is.
+  config.clock_offset_ms = int64_t{1791981000} * 1000 - now_ms();
+  auto engine = spawn_engine(sys, config);
+  {
+    caf::scoped_actor self{sys};
+    get_departures_request request;
+    request.stop = {stop_ref::kind::id, "nyc:631"};
+    request.window_minutes = 10;
+    request.limit = 5;
+    self->request(engine.router, 10s, request)
+      .receive(
+        [&](get_departures_reply& reply) {
+          CHECK(reply.stop_name == "Grand Central-42 St");
+          REQUIRE(reply.departures.size() == 5);
+          CHECK_THAT(reply.departures[0].scheduled_time,
+                     Catch::StartsWith("2026-10-14T08:3")
+                       && Catch::EndsWith("-04:00"));
+          bool simulated = false;
+          for (const auto& w : reply.warnings)
+            simulated = simulated || w.code == "simulated-time";
+          CHECK(simulated);
+        },
+        [&](caf::error& err) { FAIL(caf::to_string(err)); });
+    // Digitransit is not configured beside the feed: HSL ids belong to no
+    // provider, Helsinki lies outside every area.
+    request.stop.value = "HSL:1040129";
+    self->request(engine.router, 10s, request)
+      .receive([&](get_departures_reply&) { FAIL("expected an error"); },
+               [&](caf::error& err) {
+                 CHECK(to_failure(err).code == ec::validation_error);
+               });
+    plan_trip_request plan;
+    plan.origin.position = {40.7527, -73.9772};
+    plan.destination.position = {40.6782, -73.9442};
+    self->request(engine.router, 10s, plan)
+      .receive(
+        [&](plan_trip_reply& reply) {
+          CHECK(reply.timezone == "America/New_York");
+          CHECK_THAT(reply.requested_time, Catch::EndsWith("-04:00"));
+          CHECK_FALSE(reply.itineraries.empty());
+        },
+        [&](caf::error& err) { FAIL(caf::to_string(err)); });
+    plan.origin.position = {60.17, 24.94};
+    self->request(engine.router, 10s, plan)
+      .receive([&](plan_trip_reply&) { FAIL("expected an error"); },
+               [&](caf::error& err) {
+                 CHECK(to_failure(err).code == ec::unsupported_region);
+               });
+    find_stops_request stops;
+    stops.center = {40.7527, -73.9772};
+    self->request(engine.router, 10s, stops)
+      .receive(
+        [&](find_stops_reply& reply) {
+          REQUIRE_FALSE(reply.stops.empty());
+          CHECK(reply.stops[0].id.rfind("nyc:", 0) == 0);
+        },
+        [&](caf::error& err) { FAIL(caf::to_string(err)); });
+    geocode_request geo;
+    geo.text = "grand central";
+    self->request(engine.router, 10s, geo)
+      .receive(
+        [&](geocode_reply& reply) {
+          REQUIRE_FALSE(reply.results.empty());
+          CHECK(reply.results[0].name == "Grand Central-42 St");
+        },
+        [&](caf::error& err) { FAIL(caf::to_string(err)); });
+  }
+  engine.shutdown();
+}
+
+TEST_CASE("engine with a feed that cannot load: data-not-available",
+          "[switch][engine]") {
+  caf::actor_system_config cfg;
+  cfg.set("scheduler.max-threads", size_t{2});
+  add_message_types(cfg);
+  caf::actor_system sys{cfg};
+  engine_config config;
+  config.variables.path = ":memory:";
+  gtfs_feed_options feed;
+  feed.name = "gone";
+  feed.sources = {"/nonexistent/gtfs.zip"};
+  config.feeds.push_back(feed);
+  auto engine = spawn_engine(sys, config);
+  // The loader fails at once; the slot says so without waiting on time.
+  gtfs_feed_options again = feed;
+  load_feed(again, *engine.feed_slots[0]);
+  CHECK_FALSE(engine.feed_slots[0]->status().loaded);
+  CHECK_THAT(engine.feed_slots[0]->status().error,
+             Catch::Contains("/nonexistent/gtfs.zip"));
+  {
+    caf::scoped_actor self{sys};
+    get_departures_request request;
+    request.stop = {stop_ref::kind::id, "gone:1"};
+    self->request(engine.router, 10s, request)
+      .receive([&](get_departures_reply&) { FAIL("expected an error"); },
+               [&](caf::error& err) {
+                 auto f = to_failure(err);
+                 CHECK(f.code == ec::data_not_available);
+                 CHECK_THAT(f.message, Catch::Contains("gone"));
+               });
+  }
+  engine.shutdown();
+}

@@ -1,0 +1,137 @@
+// End to end over MCP: the daemon serving the New York subway GTFS with
+// its own router, at a simulated time inside the feed's validity.
+
+#include <catch2/catch.hpp>
+
+#include "support/daemon_harness.hpp"
+
+using namespace transitd;
+using test::daemon_harness;
+namespace json = boost::json;
+
+namespace {
+
+test::harness_options nyc(bool with_digitransit) {
+  test::harness_options options;
+  options.gtfs_feeds = {
+    {"nyc", {std::string{TRANSITD_FIXTURES_DIR}
+             + "/gtfs/mta-subway-2026-09/mta-subway-gtfs.zip"}}};
+  options.clock_start = 1791981000; // 2026-10-14T08:30:00-04:00
+  options.digitransit_with_feeds = with_digitransit;
+  return options;
+}
+
+json::object coords(double lat, double lon) {
+  return {{"type", "coords"}, {"value", {{"lat", lat}, {"lon", lon}}}};
+}
+
+bool has_warning(const json::object& out, const char* code) {
+  for (const auto& w : out.at("warnings").as_array())
+    if (w.as_object().at("code").as_string() == code)
+      return true;
+  return false;
+}
+
+} // namespace
+
+TEST_CASE("e2e feed: every tool answers from the GTFS feed",
+          "[e2e][gtfs]") {
+  daemon_harness daemon{nyc(false)};
+  test::mcp_client client{daemon.port()};
+  client.initialize();
+
+  // The tools and the instructions name the feed's region.
+  auto listed = client.post(json::object{{"jsonrpc", "2.0"},
+                                         {"id", 90},
+                                         {"method", "tools/list"}});
+  auto tools = listed.json().at("result").at("tools").as_array();
+  for (const auto& t : tools) {
+    auto name = t.at("name").as_string();
+    if (name == "get_departures" || name == "plan_trip")
+      CHECK_THAT(std::string{t.at("description").as_string()},
+                 Catch::Contains("GTFS feed nyc")
+                   && !Catch::Contains("Helsinki"));
+  }
+
+  std::vector<std::string> texts; // as the server wrote them
+  auto call = [&](const char* tool, const json::object& args) {
+    auto result = client.call_tool(tool, args);
+    texts.emplace_back(
+      result.at("content").as_array().at(0).at("text").as_string());
+    return test::structured(result);
+  };
+  auto stops = call(
+    "find_stops",
+    {{"coordinate", {{"lat", 40.7527}, {"lon", -73.9772}}}, {"radius", 300}});
+  auto first_stop = stops.at("stops").as_array().at(0).as_object();
+  CHECK_THAT(std::string{first_stop.at("id").as_string()},
+             Catch::StartsWith("nyc:631"));
+  CHECK(has_warning(stops, "simulated-time"));
+
+  auto board = call("get_departures", test::departures_args("nyc:631", 5));
+  CHECK(board.at("stopName").as_string() == "Grand Central-42 St");
+  auto departures = board.at("departures").as_array();
+  REQUIRE(departures.size() == 5);
+  CHECK_THAT(std::string{departures[0].at("scheduledTime").as_string()},
+             Catch::StartsWith("2026-10-14T08:3") && Catch::EndsWith("-04:00"));
+  CHECK(departures[0].at("status").as_string() == "scheduled_only");
+
+  auto plan = call("plan_trip", {{"origin", coords(40.7527, -73.9772)},
+                                 {"destination", coords(40.6782, -73.9442)},
+                                 {"limit", 3}});
+  auto itineraries = plan.at("itineraries").as_array();
+  REQUIRE_FALSE(itineraries.empty());
+  bool subway = false;
+  for (const auto& leg : itineraries[0].at("legs").as_array())
+    subway = subway || leg.at("mode").as_string() == "SUBWAY";
+  CHECK(subway);
+  CHECK_THAT(std::string{plan.at("requested").at("time").as_string()},
+             Catch::StartsWith("2026-10-14T08:30") && Catch::EndsWith("-04:00"));
+  CHECK(has_warning(plan, "simulated-time"));
+
+  auto geo = call("geocode_address", {{"text", "Grand Central"}});
+  auto results = geo.at("results").as_array();
+  REQUIRE_FALSE(results.empty());
+  CHECK(results[0].at("name").as_string() == "Grand Central-42 St");
+  CHECK(results[0].at("type").as_string() == "stop");
+
+  // No exponents anywhere (issue 17's rule holds for feed answers).
+  for (const auto& text : texts)
+    CHECK(test::exponent_number(text).empty());
+
+  // Helsinki lies outside every area this daemon serves.
+  auto outside = test::tool_error(client.call_tool(
+    "plan_trip", {{"origin", coords(60.17, 24.94)},
+                  {"destination", coords(60.20, 24.90)}}));
+  CHECK(outside.at("code").as_string() == "unsupported-region");
+  CHECK_THAT(std::string{outside.at("message").as_string()},
+             Catch::Contains("nyc"));
+  auto far = test::tool_error(client.call_tool(
+    "find_stops", {{"coordinate", {{"lat", 0.0}, {"lon", 0.0}}}}));
+  CHECK(far.at("code").as_string() == "unsupported-region");
+
+  // /readyz reports the feed.
+  auto ready = client.get("/readyz").json().as_object();
+  CHECK_THAT(std::string{ready.at("checks").at("feeds").at("nyc").as_string()},
+             Catch::StartsWith("ok: 1488 stops"));
+}
+
+TEST_CASE("e2e feed beside Digitransit: each id and area to its provider",
+          "[e2e][gtfs]") {
+  daemon_harness daemon{nyc(true)};
+  test::mcp_client client{daemon.port()};
+  client.initialize();
+  auto hsl = test::structured(
+    client.call_tool("get_departures", test::departures_args()));
+  CHECK(hsl.at("stopId").as_string() == "HSL:1040129");
+  auto ny = test::structured(
+    client.call_tool("get_departures", test::departures_args("nyc:631N", 3)));
+  CHECK(ny.at("stopId").as_string() == "nyc:631N");
+  auto helsinki = test::structured(
+    client.call_tool("plan_trip", test::trip_args()));
+  CHECK_FALSE(helsinki.at("itineraries").as_array().empty());
+  auto across = test::tool_error(client.call_tool(
+    "plan_trip", {{"origin", coords(60.17, 24.94)},
+                  {"destination", coords(40.6782, -73.9442)}}));
+  CHECK(across.at("code").as_string() == "unsupported-region");
+}
