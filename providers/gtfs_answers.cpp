@@ -51,6 +51,8 @@ outcome<stop_departures> departures_at(const timetable& tt,
           || !tt.pattern_stops[p.stops_begin + pos].pickup)
         continue;
       for (const auto& day : tt.days_around(p.zone, from)) {
+        if (!tt.runs_on(p.service, day.day))
+          continue;
         // Trips are sorted by time at every stop of the pattern.
         uint32_t lo = 0, hi = p.trip_count;
         while (lo < hi) {
@@ -65,8 +67,6 @@ outcome<stop_departures> departures_at(const timetable& tt,
           if (at > until)
             break;
           const auto& tr = tt.trips[tt.pattern_trips[p.trips_begin + r]];
-          if (!tt.runs_on(tr.service, day.day))
-            continue;
           transitd::stop_time out;
           out.line = std::string{tt.line_name(tr.route)};
           out.mode = tt.routes[tr.route].mode;

@@ -917,6 +917,10 @@ std::optional<failure> builder::finish() {
     }
     auto zone_of = tt.stops[begin->stop].zone;
     key.append(reinterpret_cast<const char*>(&zone_of), sizeof zone_of);
+    // One service per pattern: whether it runs on a day is one lookup,
+    // and every trip a binary search finds runs.
+    auto service = tt.trips[trip_index].service;
+    key.append(reinterpret_cast<const char*>(&service), sizeof service);
     auto [it, added] = shape_index.emplace(key, shapes.size());
     if (added)
       shapes.push_back({std::move(ps), {}});
@@ -1006,6 +1010,7 @@ std::optional<failure> builder::finish() {
       p.trip_count = static_cast<uint32_t>(lane.size());
       p.times_begin = static_cast<uint32_t>(tt.times.size());
       p.zone = tt.stops[sh.stops[0].stop].zone;
+      p.service = tt.trips[sh.trips[lane[0]].first].service;
       tt.pattern_stops.insert(tt.pattern_stops.end(), sh.stops.begin(),
                               sh.stops.end());
       for (auto i : lane) {

@@ -62,9 +62,9 @@ struct trip {
   uint8_t wheelchair = 0;
 };
 
-/// A RAPTOR route: trips that call at the same stops in the same order
-/// with the same pickup and drop-off rules, none overtaking another, sorted
-/// by departure.
+/// A RAPTOR route: trips of one service that call at the same stops in the
+/// same order with the same pickup and drop-off rules, none overtaking
+/// another, sorted by departure.
 struct pattern {
   uint32_t stops_begin = 0; ///< into `pattern_stops`
   uint32_t stop_count = 0;
@@ -72,6 +72,8 @@ struct pattern {
   uint32_t trip_count = 0;
   uint32_t times_begin = 0; ///< into `times`, trip-major
   uint16_t zone = 0;
+  /// The service every trip of the pattern runs on.
+  uint32_t service = 0;
 };
 
 /// One call of a trip at a stop: seconds after the service day's origin

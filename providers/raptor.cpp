@@ -124,10 +124,23 @@ std::vector<journey> raptor::run(const journey_request& rq) {
     int64_t origin;
     int64_t at;
   };
-  auto catch_trip = [&](const pattern& p, uint32_t i,
+  // Which of its zone's days each pattern runs on (bit k: days[zone][k]).
+  active_.assign(tt_.patterns.size(), 0);
+  for (uint32_t p = 0; p < tt_.patterns.size(); ++p) {
+    const auto& pat = tt_.patterns[p];
+    const auto& zone_days = days[pat.zone];
+    for (std::size_t k = 0; k < zone_days.size(); ++k)
+      if (tt_.runs_on(pat.service, zone_days[k].day))
+        active_[p] |= static_cast<uint8_t>(1u << k);
+  }
+  auto catch_trip = [&](uint32_t p_index, const pattern& p, uint32_t i,
                         int64_t t) -> std::optional<caught> {
     std::optional<caught> best;
-    for (const auto& day : days[p.zone]) {
+    const auto& zone_days = days[p.zone];
+    for (std::size_t k = 0; k < zone_days.size(); ++k) {
+      if (!(active_[p_index] & (1u << k)))
+        continue;
+      const auto& day = zone_days[k];
       auto rel = t - day.origin;
       uint32_t lo = 0, hi = p.trip_count;
       // First rank whose event is > rel (backward) or >= rel (forward).
@@ -142,9 +155,9 @@ std::vector<journey> raptor::run(const journey_request& rq) {
       }
       if constexpr (!Backward) {
         for (auto r = lo; r < p.trip_count; ++r) {
-          const auto& tr = tt_.trips[tt_.pattern_trips[p.trips_begin + r]];
-          if (!tt_.runs_on(tr.service, day.day)
-              || (rq.wheelchair && tr.wheelchair == 2))
+          if (rq.wheelchair
+              && tt_.trips[tt_.pattern_trips[p.trips_begin + r]].wheelchair
+                   == 2)
             continue;
           auto at = day.origin + tt_.time_at(p, r, i).departure;
           if (!best || at < best->at)
@@ -153,9 +166,9 @@ std::vector<journey> raptor::run(const journey_request& rq) {
         }
       } else {
         for (auto r = lo; r-- > 0;) {
-          const auto& tr = tt_.trips[tt_.pattern_trips[p.trips_begin + r]];
-          if (!tt_.runs_on(tr.service, day.day)
-              || (rq.wheelchair && tr.wheelchair == 2))
+          if (rq.wheelchair
+              && tt_.trips[tt_.pattern_trips[p.trips_begin + r]].wheelchair
+                   == 2)
             continue;
           auto at = day.origin + tt_.time_at(p, r, i).arrival;
           if (!best || at > best->at)
@@ -178,6 +191,8 @@ std::vector<journey> raptor::run(const journey_request& rq) {
       marked_[s] = 0;
       for (auto c = tt_.calls_begin[s]; c < tt_.calls_begin[s + 1]; ++c) {
         auto [p, pos] = tt_.calls[c];
+        if (active_[p] == 0)
+          continue; // not running on the days of this query
         const auto& ps = tt_.pattern_stops[tt_.patterns[p].stops_begin + pos];
         if (Backward ? !ps.drop_off : !ps.pickup)
           continue;
@@ -224,7 +239,7 @@ std::vector<journey> raptor::run(const journey_request& rq) {
                                   + (Backward ? st.arrival : st.departure)
                               : inf;
           if (r != inf && (!trip || !better(current, r)) && stop_ok(s)) {
-            if (auto c = catch_trip(p, i, r);
+            if (auto c = catch_trip(p_index, p, i, r);
                 c && (!trip || better(c->at, current))) {
               trip = c;
               caught_at = i;

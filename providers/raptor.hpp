@@ -93,6 +93,7 @@ private:
   std::vector<uint32_t> queued_;
   std::vector<char> marked_;
   std::vector<char> ride_marked_;
+  std::vector<uint8_t> active_;
 };
 
 /// How far from the asked time the later searches of `plan_journeys` look.

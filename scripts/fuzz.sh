@@ -58,11 +58,21 @@ for d in "$fixtures"/tfl-station-data/tfl-stationdata-detailed-*/; do
     > "$dir/corpus/tfl_station_data/seed-$(basename "$d")"
 done
 
+mkdir -p "$dir/corpus/gtfs_feed"
+for zip in "$fixtures"/gtfs/*/*.zip; do
+  [ -f "$zip" ] || continue
+  for f in agency stops routes trips stop_times calendar calendar_dates \
+           frequencies transfers feed_info; do
+    { unzip -p "$zip" "$f.txt" 2>/dev/null || true; } | head -c 3000
+    printf '\0'
+  done > "$dir/corpus/gtfs_feed/seed-$(basename "$zip" .zip)"
+done
+
 mkdir -p "$dir/findings"
 status=0
 for target in mcp_endpoint digitransit_departures digitransit_stops \
               digitransit_plan digitransit_geocoding tfl_journey \
-              tfl_station_data; do
+              tfl_station_data gtfs_feed; do
   [ -n "$only" ] && [ "$only" != "$target" ] && continue
   echo "== fuzz_$target: $runs runs"
   if ! ASAN_OPTIONS=detect_leaks=1 \

@@ -18,6 +18,7 @@ packages=(
   libjemalloc-dev                # the daemon's allocator
   libhowardhinnant-date-dev tzdata  # IANA time zones (Europe/Helsinki offsets)
   curl wrk                       # smoke checks and load benchmarks
+  unzip                          # fuzz seeds from the GTFS fixtures
   clang libclang-rt-14-dev       # libFuzzer targets (tests/fuzz)
 )
 

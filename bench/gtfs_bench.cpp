@@ -1,0 +1,184 @@
+// The offline engine's speed and memory on real feeds, in one run: load
+// time and RSS, then per-query engine time of plan_trip (RAPTOR plus the
+// later searches that fill `first`), RAPTOR alone, get_departures and
+// find_stops, over random origin/destination/time triples on one service
+// day. One thread, like one scheduler thread of the daemon.
+//
+//   transitd-gtfs-bench [--queries N] [--date YYYY-MM-DD] [--seed S]
+//                       NAME=SOURCE[,SOURCE...]
+//
+// Prints a Markdown table (docs/performance.md).
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <date/date.h>
+#include <date/tz.h>
+
+#include "providers/gtfs_answers.hpp"
+#include "providers/gtfs_reader.hpp"
+
+using namespace transitd;
+using clock_type = std::chrono::steady_clock;
+
+namespace {
+
+long rss_kb(const char* field) {
+  std::ifstream in{"/proc/self/status"};
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(field, 0) == 0)
+      return std::stol(line.substr(std::string{field}.size()));
+  return -1;
+}
+
+struct stats {
+  std::vector<double> us;
+  void add(clock_type::duration d) {
+    us.push_back(std::chrono::duration<double, std::micro>(d).count());
+  }
+  double at(double q) {
+    std::sort(us.begin(), us.end());
+    return us.empty() ? 0 : us[static_cast<std::size_t>(q * (us.size() - 1))];
+  }
+};
+
+std::string ms(double us) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", us / 1000);
+  return text;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  int queries = 1000;
+  std::string day = "2026-10-14";
+  uint32_t seed = 42;
+  std::string feed_arg;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--queries" && i + 1 < argc)
+      queries = std::stoi(argv[++i]);
+    else if (a == "--date" && i + 1 < argc)
+      day = argv[++i];
+    else if (a == "--seed" && i + 1 < argc)
+      seed = static_cast<uint32_t>(std::stoul(argv[++i]));
+    else
+      feed_arg = a;
+  }
+  auto eq = feed_arg.find('=');
+  if (eq == std::string::npos) {
+    std::cerr << "usage: transitd-gtfs-bench [--queries N] [--date "
+                 "YYYY-MM-DD] NAME=SOURCE[,SOURCE...]\n";
+    return 2;
+  }
+  auto name = feed_arg.substr(0, eq);
+  std::vector<std::string> sources;
+  std::stringstream list{feed_arg.substr(eq + 1)};
+  for (std::string s; std::getline(list, s, ',');)
+    sources.push_back(s);
+
+  auto rss_before = rss_kb("VmRSS:");
+  auto t0 = clock_type::now();
+  auto loaded = gtfs::load_timetable(name, sources);
+  auto load_time = clock_type::now() - t0;
+  if (!loaded) {
+    std::cerr << loaded.error().message << "\n";
+    return 1;
+  }
+  const auto& tt = **loaded;
+  auto rss_after = rss_kb("VmRSS:");
+  auto rss_peak = rss_kb("VmHWM:");
+
+  std::vector<uint32_t> routable;
+  for (uint32_t s = 0; s < tt.stops.size(); ++s)
+    if (tt.routable(s))
+      routable.push_back(s);
+  std::istringstream day_in{day};
+  date::sys_days date_value;
+  day_in >> date::parse("%F", date_value);
+  const auto* zone = date::locate_zone(tt.zones[0]);
+  std::mt19937 rng{seed};
+  std::uniform_int_distribution<std::size_t> pick(0, routable.size() - 1);
+  std::uniform_int_distribution<int> second(5 * 3600, 23 * 3600);
+  auto local_time = [&] {
+    auto local = date::local_days{date::year_month_day{date_value}}
+                 + std::chrono::seconds{second(rng)};
+    return zone->to_sys(local, date::choose::earliest)
+      .time_since_epoch()
+      .count();
+  };
+
+  gtfs::raptor router{tt};
+  stats plan, route, departures, near;
+  std::size_t found = 0;
+  for (int q = 0; q < queries; ++q) {
+    trip_plan_query query;
+    query.from = tt.stops[routable[pick(rng)]].position;
+    query.to = tt.stops[routable[pick(rng)]].position;
+    query.time = local_time();
+    query.first = 5; // plan_trip's default limit 2 asks for 5
+    query.max_transfers = 4;
+    query.max_walking_distance = 1500;
+    auto start = clock_type::now();
+    auto answer = gtfs::plan_trips(router, tt, query);
+    plan.add(clock_type::now() - start);
+    found += answer.itineraries.empty() ? 0 : 1;
+    gtfs::journey_request rq;
+    rq.from = query.from;
+    rq.to = query.to;
+    rq.time = query.time;
+    rq.max_walk_meters = 1500;
+    start = clock_type::now();
+    auto journeys = router.route(rq);
+    route.add(clock_type::now() - start);
+
+    auto stop = routable[pick(rng)];
+    stop_departures_query d;
+    d.stop_id = name + ":" + tt.stops[stop].id;
+    d.start_time = local_time();
+    d.time_range_seconds = 1800;
+    d.max_departures = 100;
+    start = clock_type::now();
+    auto board = gtfs::departures_at(tt, d);
+    departures.add(clock_type::now() - start);
+
+    nearby_stops_query n;
+    n.center = tt.stops[routable[pick(rng)]].position;
+    n.radius = 500;
+    n.max_results = 50;
+    start = clock_type::now();
+    auto stops = gtfs::stops_near(tt, n);
+    near.add(clock_type::now() - start);
+  }
+
+  std::cout << "| feed `" << name << "` | " << tt.report.stops << " stops, "
+            << tt.report.trips << " trips, " << tt.report.stop_times
+            << " stop_times |\n|---|---|\n";
+  std::cout << "| load | " << ms(std::chrono::duration<double, std::micro>(
+                                    load_time)
+                                    .count())
+            << " ms |\n";
+  std::cout << "| RSS after load (peak during) | "
+            << (rss_after - rss_before) / 1024 << " MB above the process ("
+            << rss_after / 1024 << " MB total, peak " << rss_peak / 1024
+            << " MB) |\n";
+  std::cout << "| plan_trip engine time p50 / p99 (" << queries
+            << " queries, " << found << " with itineraries) | "
+            << ms(plan.at(0.5)) << " / " << ms(plan.at(0.99)) << " ms |\n";
+  std::cout << "| one RAPTOR search p50 / p99 | " << ms(route.at(0.5))
+            << " / " << ms(route.at(0.99)) << " ms |\n";
+  std::cout << "| get_departures p50 / p99 | " << ms(departures.at(0.5))
+            << " / " << ms(departures.at(0.99)) << " ms |\n";
+  std::cout << "| find_stops p50 / p99 | " << ms(near.at(0.5)) << " / "
+            << ms(near.at(0.99)) << " ms |\n";
+  return 0;
+}
