@@ -28,7 +28,9 @@ bool parse_flag(std::string_view text) {
 // -- csv_reader ---------------------------------------------------------------
 
 csv_reader::csv_reader(source read, std::size_t chunk)
-  : read_(std::move(read)), chunk_(std::max<std::size_t>(chunk, 64)) {
+  : read_(std::move(read)),
+    chunk_(std::min<std::size_t>(std::max<std::size_t>(chunk, 64), 16384)),
+    max_chunk_(std::max<std::size_t>(chunk, 64)) {
 }
 
 csv_reader::csv_reader(std::string_view text) : chunk_(64) {
@@ -49,6 +51,8 @@ bool csv_reader::refill() {
   if (buffer_.size() < end_ + chunk_)
     buffer_.resize(end_ + chunk_);
   auto got = read_(buffer_.data() + end_, chunk_);
+  // Small files stay small; big ones read in chunks of up to max_chunk_.
+  chunk_ = std::min(chunk_ * 2, max_chunk_);
   if (got < 0) {
     error_ = failure{ec::data_not_available,
                      "read error after line " + std::to_string(next_line_),

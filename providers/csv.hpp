@@ -54,6 +54,7 @@ private:
   source read_;
   std::string buffer_;
   std::size_t chunk_;
+  std::size_t max_chunk_ = 0;
   std::size_t pos_ = 0;
   std::size_t end_ = 0;
   bool eof_ = false;
