@@ -121,7 +121,9 @@ using feed_actor = caf::typed_actor<
   caf::reacts_to<cancel_call>,
   caf::replies_to<geocode_query>::with<geocode_candidates>,
   // feed.NAME.loaded, stops, trips, stop_times, skipped_rows, load_ms, ...
-  caf::replies_to<get_counters>::with<counters>>;
+  caf::replies_to<get_counters>::with<counters>,
+  // Internal timer: check the sources again (every refresh_s).
+  caf::reacts_to<feed_refresh>>;
 
 /// PROVIDER_SWITCH: which provider answers. A stop id goes to the provider
 /// its prefix names ("nyc:..."), coordinates to the first provider (in the

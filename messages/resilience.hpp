@@ -84,6 +84,14 @@ typename Inspector::result_type inspect(Inspector& f, gate_resume& x) {
   return f(x.id);
 }
 
+/// Internal timer of FEED: check its sources again.
+struct feed_refresh {};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, feed_refresh&) {
+  return f();
+}
+
 /// Asks a resilience actor for its counters.
 struct get_counters {};
 

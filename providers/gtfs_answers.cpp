@@ -19,6 +19,18 @@ place_ref place_of(const timetable& tt, uint32_t s) {
 
 } // namespace
 
+std::optional<failure> outside_service(const timetable& tt, int64_t epoch) {
+  for (uint16_t z = 0; z < tt.zones.size(); ++z)
+    if (!tt.days_around(z, epoch).empty())
+      return std::nullopt;
+  return make_failure(ec::data_not_available,
+                      "feed " + tt.name + " has service from "
+                        + tt.report.first_day + " to " + tt.report.last_day
+                        + " only; nothing runs at " + format_utc(epoch),
+                      "ask for a time inside that range, or start the "
+                      "daemon with --clock inside it for recorded data");
+}
+
 outcome<uint32_t> resolve_stop(const timetable& tt, std::string_view id) {
   auto prefix = tt.name + ":";
   if (id.substr(0, prefix.size()) == prefix)

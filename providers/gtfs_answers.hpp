@@ -13,6 +13,10 @@
 
 namespace transitd::gtfs {
 
+/// A failure saying which days the feed covers when `epoch` lies more than
+/// a day outside them (nothing runs then); nullopt inside.
+std::optional<failure> outside_service(const timetable& tt, int64_t epoch);
+
 /// "nyc:101N" → the stop; a validation failure when the id is not one of
 /// this feed's.
 outcome<uint32_t> resolve_stop(const timetable& tt, std::string_view id);

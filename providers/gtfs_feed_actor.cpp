@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include <caf/actor_system.hpp>
@@ -10,13 +11,15 @@
 #include <spdlog/spdlog.h>
 
 #include "messages/time.hpp"
+#include "net/url.hpp"
 #include "providers/gtfs_answers.hpp"
 
 namespace transitd {
 
 void feed_slot::publish(std::shared_ptr<const gtfs::timetable> timetable,
-                        int64_t load_ms) {
+                        int64_t load_ms, int64_t signature) {
   std::lock_guard<std::mutex> guard{mutex_};
+  status_.signature = signature;
   status_.loaded = true;
   status_.error.clear();
   status_.report = timetable->report;
@@ -31,6 +34,11 @@ void feed_slot::fail(std::string error) {
   ++status_.failed_loads;
 }
 
+void feed_slot::unchanged() {
+  std::lock_guard<std::mutex> guard{mutex_};
+  ++status_.unchanged_checks;
+}
+
 feed_status feed_slot::status() const {
   std::lock_guard<std::mutex> guard{mutex_};
   return status_;
@@ -38,8 +46,50 @@ feed_status feed_slot::status() const {
 
 void load_feed(const gtfs_feed_options& options, feed_slot& slot) {
   auto started = std::chrono::steady_clock::now();
-  auto loaded = gtfs::load_timetable(options.name, options.sources,
-                                     options.load);
+  bool first = slot.current() == nullptr;
+  bool changed = first;
+  // The local sources' modification times, to see whether they changed.
+  int64_t signature = 0;
+  std::vector<std::string> paths;
+  for (std::size_t i = 0; i < options.sources.size(); ++i) {
+    const auto& source = options.sources[i];
+    if (!gtfs::is_url(source)) {
+      // A file or folder: changed when its modification time did.
+      std::error_code ec;
+      auto written = std::filesystem::last_write_time(source, ec);
+      if (!ec)
+        signature = signature * 31
+                    + static_cast<int64_t>(written.time_since_epoch().count());
+      paths.push_back(source);
+      continue;
+    }
+    auto path = gtfs::feed_copy_path(options.download_dir, options.name, i);
+    std::error_code ec;
+    std::filesystem::create_directories(options.download_dir, ec);
+    auto fetched = gtfs::fetch_feed(source, path, options.fetch);
+    if (!fetched) {
+      std::error_code missing;
+      bool have_copy = std::filesystem::exists(path, missing);
+      spdlog::warn("feed {}: {}{}", options.name, fetched.error().message,
+                   have_copy ? "; using the copy downloaded before" : "");
+      if (!have_copy || !first) {
+        // Nothing to load, or the snapshot served is that copy already.
+        slot.fail(fetched.error().message);
+        return;
+      }
+    } else if (*fetched == gtfs::fetch_outcome::downloaded) {
+      spdlog::info("feed {}: downloaded {}", options.name, redact_url(source));
+      changed = true;
+    }
+    paths.push_back(path);
+  }
+  changed = changed || signature != slot.status().signature;
+  if (!changed) {
+    spdlog::info("feed {}: unchanged, keeping the timetable loaded", options.name);
+    slot.unchanged();
+    return;
+  }
+  auto loaded = gtfs::load_timetable(options.name, paths, options.load);
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
               std::chrono::steady_clock::now() - started)
               .count();
@@ -62,7 +112,7 @@ void load_feed(const gtfs_feed_options& options, feed_slot& slot) {
     for (const auto& sample : r.samples)
       spdlog::warn("feed {}:   {}", options.name, sample);
   }
-  slot.publish(std::move(*loaded), ms);
+  slot.publish(std::move(*loaded), ms, signature);
 }
 
 namespace {
@@ -74,6 +124,10 @@ struct feed_state {
   std::thread loader;
   std::shared_ptr<std::atomic<bool>> stop_loading
     = std::make_shared<std::atomic<bool>>(false);
+  /// Set by the loader when it is done.
+  std::shared_ptr<std::atomic<bool>> loading
+    = std::make_shared<std::atomic<bool>>(false);
+  gtfs_feed_options options;
 
   ~feed_state() {
     stop_loading->store(true);
@@ -100,6 +154,27 @@ caf::error not_loaded(const feed_slot& slot) {
 
 feed_actor::behavior_type feed_behavior(feed_pointer self);
 
+/// Runs load_feed on a thread of its own (off the scheduler: the loader
+/// touches only the slot), unless one is still running.
+void start_loader(feed_pointer self) {
+  auto& st = self->state;
+  if (st.loading->load())
+    return; // the last check is still at work
+  if (st.loader.joinable())
+    st.loader.join(); // finished: its flag is down
+  st.loading->store(true);
+  st.loader = std::thread{
+    [options = st.options, slot = st.slot, loading = st.loading] {
+      try {
+        load_feed(options, *slot);
+      } catch (const std::exception& ex) {
+        spdlog::error("feed {}: load failed: {}", options.name, ex.what());
+        slot->fail(ex.what());
+      }
+      loading->store(false);
+    }};
+}
+
 feed_actor::behavior_type feed(feed_pointer self, gtfs_feed_options options,
                                std::shared_ptr<feed_slot> slot) {
   self->state.slot = std::move(slot);
@@ -107,12 +182,12 @@ feed_actor::behavior_type feed(feed_pointer self, gtfs_feed_options options,
     self->state.slot->publish(options.preloaded, 0);
     return feed_behavior(self);
   }
-  // Off the scheduler: the loader touches only the slot.
   options.load.cancel = self->state.stop_loading;
-  self->state.loader = std::thread{
-    [options = std::move(options), slot = self->state.slot] {
-      load_feed(options, *slot);
-    }};
+  self->state.options = std::move(options);
+  start_loader(self);
+  if (self->state.options.refresh_s > 0)
+    self->delayed_send(caf::actor_cast<feed_actor>(self), std::chrono::seconds{self->state.options.refresh_s},
+                       feed_refresh{});
   return feed_behavior(self);
 }
 
@@ -122,6 +197,8 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
       auto tt = self->state.slot->current();
       if (!tt)
         return not_loaded(*self->state.slot);
+      if (auto outside = gtfs::outside_service(*tt, q.start_time))
+        return to_error(*outside);
       auto answer = gtfs::departures_at(*tt, q);
       if (!answer)
         return to_error(answer.error());
@@ -137,6 +214,8 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
       auto tt = self->state.slot->current();
       if (!tt)
         return not_loaded(*self->state.slot);
+      if (auto outside = gtfs::outside_service(*tt, q.time))
+        return to_error(*outside);
       auto& st = self->state;
       if (st.routed != tt) {
         st.router = std::make_unique<gtfs::raptor>(*tt);
@@ -166,7 +245,14 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
             static_cast<int64_t>(status.report.skipped_rows));
       c.add(prefix + "load_ms", status.load_ms);
       c.add(prefix + "failed_loads", status.failed_loads);
+      c.add(prefix + "unchanged_checks", status.unchanged_checks);
       return c;
+    },
+    [self](feed_refresh) {
+      start_loader(self);
+      self->delayed_send(caf::actor_cast<feed_actor>(self),
+                         std::chrono::seconds{self->state.options.refresh_s},
+                         feed_refresh{});
     },
   };
 }

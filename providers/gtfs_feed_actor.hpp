@@ -14,6 +14,7 @@
 #include <caf/fwd.hpp>
 
 #include "messages/interfaces.hpp"
+#include "providers/gtfs_fetch.hpp"
 #include "providers/gtfs_reader.hpp"
 
 namespace transitd {
@@ -21,9 +22,16 @@ namespace transitd {
 struct gtfs_feed_options {
   /// Stop ids are "NAME:stop_id".
   std::string name;
-  /// GTFS zip files or folders, merged into one timetable.
+  /// GTFS zip files or folders, or http(s) URLs of zips, merged into one
+  /// timetable.
   std::vector<std::string> sources;
   gtfs::load_options load;
+  /// Where downloaded copies of URL sources live (NAME-INDEX.zip).
+  std::string download_dir;
+  gtfs::fetch_options fetch;
+  /// Check the sources again this often (URLs with conditional requests,
+  /// files by modification time) and reload what changed; 0: never.
+  int32_t refresh_s = 0;
   /// A timetable built already (by a test, or an application that reads
   /// its own data): published at once, `sources` are not read.
   std::shared_ptr<const gtfs::timetable> preloaded;
@@ -38,6 +46,10 @@ struct feed_status {
   int64_t load_ms = 0;
   int64_t loaded_at_ms = 0;
   int64_t failed_loads = 0;
+  /// Refreshes that found nothing changed.
+  int64_t unchanged_checks = 0;
+  /// The local sources' modification times at the last load.
+  int64_t signature = 0;
 };
 
 /// The current snapshot of one feed, shared by the FEED actor, the
@@ -54,8 +66,9 @@ public:
     return std::atomic_load(&timetable_);
   }
   void publish(std::shared_ptr<const gtfs::timetable> timetable,
-               int64_t load_ms);
+               int64_t load_ms, int64_t signature = 0);
   void fail(std::string error);
+  void unchanged();
   feed_status status() const;
 
 private:
@@ -65,8 +78,11 @@ private:
   feed_status status_;
 };
 
-/// Loads `options.sources` into `slot` now, on the calling thread; logs
-/// the outcome and the skipped rows' sample.
+/// Loads `options.sources` into `slot` now, on the calling thread: URLs
+/// are downloaded first (an unchanged one costs a 304), and when nothing
+/// changed since the slot's snapshot nothing is rebuilt. A failure keeps
+/// the snapshot (and the last good download) and is reported in the
+/// slot. Logs the outcome and the skipped rows' sample.
 void load_feed(const gtfs_feed_options& options, feed_slot& slot);
 
 /// Spawns the FEED actor and starts its first load on a thread of its own.

@@ -61,7 +61,8 @@ public:
     return path_.string();
   }
   bool has(const std::string& file) const override {
-    return std::filesystem::is_regular_file(path_ / file);
+    std::error_code ec;
+    return std::filesystem::is_regular_file(path_ / file, ec);
   }
   csv_reader::source open(const std::string& file) override {
     auto in = std::make_shared<std::ifstream>(path_ / file, std::ios::binary);
@@ -123,7 +124,10 @@ outcome<std::unique_ptr<feed_files>> open_zip(const std::string& path) {
   if (zip_name_locate(archive, "stops.txt", 0) < 0) {
     auto entries = zip_get_num_entries(archive, 0);
     for (zip_int64_t i = 0; i < entries; ++i) {
-      std::string entry = zip_get_name(archive, i, 0);
+      const char* name = zip_get_name(archive, i, 0);
+      if (name == nullptr)
+        continue;
+      std::string entry = name;
       auto slash = entry.find('/');
       if (slash != std::string::npos
           && entry.substr(slash + 1) == "stops.txt") {
@@ -137,7 +141,8 @@ outcome<std::unique_ptr<feed_files>> open_zip(const std::string& path) {
 }
 
 outcome<std::unique_ptr<feed_files>> open_folder(const std::string& path) {
-  if (!std::filesystem::is_directory(path))
+  std::error_code ec;
+  if (!std::filesystem::is_directory(path, ec))
     return make_failure(ec::data_not_available,
                         "GTFS folder " + path + " does not exist",
                         "give the path of a GTFS .zip file or folder");
@@ -150,7 +155,9 @@ outcome<std::unique_ptr<feed_files>> open_feed(const std::string& path) {
     return open_folder(path);
   if (!std::filesystem::exists(path, ec))
     return make_failure(ec::data_not_available,
-                        "GTFS source " + path + " does not exist",
+                        "GTFS source " + path
+                          + (ec ? " cannot be read: " + ec.message()
+                                : std::string{" does not exist"}),
                         "give the path of a GTFS .zip file or folder");
   return open_zip(path);
 }
@@ -369,6 +376,9 @@ struct calendar_row {
   int32_t end;
 };
 
+/// frequencies.txt may not expand into more trips than this.
+constexpr std::size_t max_frequency_trips = 5'000'000;
+
 struct builder {
   const std::string& name;
   const load_options& options;
@@ -378,6 +388,8 @@ struct builder {
   std::unordered_map<std::string, uint32_t> stop_ids;
   std::unordered_map<std::string, uint16_t> zone_ids;
   std::vector<raw_stop_time> stop_times;
+  /// The agency zone of each trip's feed: stop_times are in it.
+  std::vector<uint16_t> trip_zones;
   std::vector<frequency> frequencies;
   std::vector<raw_transfer> transfers;
   std::vector<calendar_row> calendars;
@@ -394,6 +406,21 @@ struct builder {
 
   std::optional<failure> read_source(feed_files& feed, std::size_t source);
   std::optional<failure> finish();
+
+  bool cancelled() const {
+    return options.cancel && options.cancel->load();
+  }
+  failure cancelled_failure() const {
+    return make_failure(ec::data_not_available,
+                        "loading GTFS feed " + name + " was cancelled", "");
+  }
+  /// " (N rows skipped, e.g. FILE:LINE: why)" when rows were skipped.
+  std::string skipped_note() const {
+    if (report.skipped_rows == 0)
+      return {};
+    return " (" + std::to_string(report.skipped_rows)
+           + " rows skipped, e.g. " + report.samples.front() + ")";
+  }
 };
 
 /// Keys of one source, so ids may repeat between merged feeds.
@@ -473,12 +500,13 @@ std::optional<failure> builder::read_source(feed_files& feed,
       s.location_type = static_cast<uint8_t>(number_or<int>(t.get(type), 0));
       if (!parse_number(t.get(lat), s.position.lat)
           || !parse_number(t.get(lon), s.position.lon)
-          || std::abs(s.position.lat) > 90 || std::abs(s.position.lon) > 180) {
-        // Generic nodes and boarding areas need no coordinates; others do.
-        if (s.location_type <= 2) {
+          || !(std::abs(s.position.lat) <= 90)
+          || !(std::abs(s.position.lon) <= 180)) {
+        // Generic nodes and boarding areas may lack them; routing needs
+        // none of those, and a stop without a place cannot be routed.
+        if (s.location_type <= 2)
           t.skip("stop " + stop_id + " has no valid stop_lat/stop_lon");
-          continue;
-        }
+        continue;
       }
       if (keys.stops.count(stop_id) != 0) {
         t.skip("duplicate stop_id " + stop_id);
@@ -662,6 +690,7 @@ std::optional<failure> builder::read_source(feed_files& feed,
         std::clamp(number_or<int>(t.get(wheelchair), 0), 0, 2));
       keys.trips.emplace(x.id, out->trips.size());
       out->trips.push_back(std::move(x));
+      trip_zones.push_back(agency_zone);
     }
     if (auto bad = t.finish())
       return bad;
@@ -815,7 +844,8 @@ bool interpolate(std::vector<raw_stop_time>::iterator begin,
     auto gap = std::distance(last, it);
     for (auto k = 1; k < gap; ++k) {
       auto t = last->departure
-               + static_cast<int32_t>((it->arrival - last->departure) * k / gap);
+               + static_cast<int32_t>(
+                 int64_t{it->arrival - last->departure} * k / gap);
       std::next(last, k)->arrival = t;
       std::next(last, k)->departure = t;
     }
@@ -829,15 +859,21 @@ std::optional<failure> builder::finish() {
   tt.name = name;
   if (tt.stops.empty())
     return make_failure(ec::data_not_available,
-                        "GTFS feed " + name + " has no usable stops",
+                        "GTFS feed " + name + " has no usable stops" + skipped_note(),
                         "fix or replace the feed");
   // Service days: the calendars' range, cut at max_days.
   if (min_day > max_day)
     return make_failure(ec::data_not_available,
-                        "GTFS feed " + name + " has no day of service",
+                        "GTFS feed " + name + " has no day of service" + skipped_note(),
                         "fix or replace the feed");
-  if (max_day - min_day + 1 > options.max_days)
-    max_day = min_day + options.max_days - 1;
+  if (max_day - min_day + 1 > options.max_days) {
+    // Anchored at the day asked for (today), else at the earliest: a stale
+    // calendar row of 2010 must not push 2026's service out of range.
+    if (options.anchor_day != 0)
+      min_day = std::clamp(options.anchor_day, min_day,
+                           std::max(min_day, max_day - options.max_days + 1));
+    max_day = std::min(max_day, min_day + options.max_days - 1);
+  }
   tt.first_day = min_day;
   tt.day_count = max_day - min_day + 1;
   uint32_t services = 0;
@@ -894,6 +930,10 @@ std::optional<failure> builder::finish() {
   std::vector<char> is_frequency(tt.trips.size(), 0);
   for (auto& f : frequencies)
     is_frequency[f.trip] = 1;
+  std::stable_sort(frequencies.begin(), frequencies.end(),
+                   [](const frequency& a, const frequency& b) {
+                     return a.trip < b.trip;
+                   });
 
   // Group trips by their stop sequence and rules.
   struct shape {
@@ -915,7 +955,7 @@ std::optional<failure> builder::finish() {
       uint32_t k = it->stop * 4 + (it->pickup ? 1 : 0) + (it->drop_off ? 2 : 0);
       key.append(reinterpret_cast<const char*>(&k), sizeof k);
     }
-    auto zone_of = tt.stops[begin->stop].zone;
+    auto zone_of = trip_zones[trip_index];
     key.append(reinterpret_cast<const char*>(&zone_of), sizeof zone_of);
     // One service per pattern: whether it runs on a day is one lookup,
     // and every trip a binary search finds runs.
@@ -962,21 +1002,31 @@ std::optional<failure> builder::finish() {
       add_trip(tr, begin, end, 0);
       continue;
     }
-    for (auto& f : frequencies) {
-      if (f.trip != tr)
-        continue;
-      for (auto start = f.start; start < f.end; start += f.headway) {
+    auto [first_row, last_row] = std::equal_range(
+      frequencies.begin(), frequencies.end(), frequency{tr, 0, 0, 0},
+      [](const frequency& a, const frequency& b) { return a.trip < b.trip; });
+    for (auto f = first_row; f != last_row; ++f) {
+      for (auto start = f->start; start < f->end; start += f->headway) {
+        if (report.frequency_trips >= max_frequency_trips)
+          throw std::length_error(
+            "frequencies.txt expands into more than "
+            + std::to_string(max_frequency_trips) + " trips");
         auto copy = tt.trips[tr];
         copy.id += "@" + std::to_string(start);
         auto index = static_cast<uint32_t>(tt.trips.size());
         tt.trips.push_back(std::move(copy));
+        trip_zones.push_back(trip_zones[tr]);
         add_trip(index, begin, end, start - begin->departure);
+        if (cancelled())
+          return cancelled_failure();
         ++report.frequency_trips;
       }
     }
   }
   report.stop_times = used;
 
+  if (cancelled())
+    return cancelled_failure();
   // Patterns: each shape's trips sorted, then split so none overtakes.
   for (auto& sh : shapes) {
     std::sort(sh.trips.begin(), sh.trips.end(),
@@ -1009,7 +1059,7 @@ std::optional<failure> builder::finish() {
       p.trips_begin = static_cast<uint32_t>(tt.pattern_trips.size());
       p.trip_count = static_cast<uint32_t>(lane.size());
       p.times_begin = static_cast<uint32_t>(tt.times.size());
-      p.zone = tt.stops[sh.stops[0].stop].zone;
+      p.zone = trip_zones[sh.trips[lane[0]].first];
       p.service = tt.trips[sh.trips[lane[0]].first].service;
       tt.pattern_stops.insert(tt.pattern_stops.end(), sh.stops.begin(),
                               sh.stops.end());
@@ -1053,6 +1103,8 @@ std::optional<failure> builder::finish() {
             overrides.erase({a, b}); // type 0/1: the generated footpath
         }
   }
+  if (cancelled())
+    return cancelled_failure();
   tt.finish(options.footpath_radius);
   // Apply the overrides to the generated footpaths.
   tt.change_seconds.assign(tt.stops.size(), 0);
@@ -1108,7 +1160,7 @@ std::optional<failure> builder::finish() {
   report.footpaths = tt.out.size();
   if (tt.patterns.empty())
     return make_failure(ec::data_not_available,
-                        "GTFS feed " + name + " has no trip with two stop times",
+                        "GTFS feed " + name + " has no trip with two stop times" + skipped_note(),
                         "fix or replace the feed");
   return std::nullopt;
 }
@@ -1130,6 +1182,11 @@ load_timetable(const std::string& name,
     return make_failure(ec::data_not_available,
                         "GTFS feed " + name + " does not fit in memory",
                         "load a smaller feed or give the daemon more memory");
+  } catch (const std::exception& ex) {
+    return make_failure(ec::data_not_available,
+                        "GTFS feed " + name + " could not be read: "
+                          + ex.what(),
+                        "fix or replace the feed");
   }
   return std::shared_ptr<const timetable>{std::move(b.out)};
 }

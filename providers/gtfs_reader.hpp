@@ -45,6 +45,9 @@ struct load_options {
   /// At most this many days of service from the earliest calendar day
   /// (a calendar ending in 2099 is cut here).
   int32_t max_days = 1100;
+  /// Days since 1970-01-01 the day window should start near (the
+  /// daemon's today); 0: the earliest calendar day.
+  int32_t anchor_day = 0;
   /// Set to stop a load early (it then fails as cancelled).
   std::shared_ptr<const std::atomic<bool>> cancel;
 };

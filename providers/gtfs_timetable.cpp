@@ -133,6 +133,9 @@ std::vector<service_day> timetable::days_around(uint16_t zone,
   const auto& origins = day_origins[zone];
   // origins[i] is day i - 1; find the day whose origin is the last <= epoch.
   auto it = std::upper_bound(origins.begin(), origins.end(), epoch);
+  // Past the day after the last day: nothing runs any more.
+  if (it == origins.end() && epoch - origins.back() >= 86400)
+    return days;
   auto index = static_cast<int32_t>(it - origins.begin()) - 1 - 1;
   for (auto d = index - 1; d <= index + 1; ++d)
     if (d >= 0 && d < day_count)

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "messages/time.hpp"
+#include "net/url.hpp"
 #include "transport/tools.hpp"
 
 namespace transitd {
@@ -109,16 +110,18 @@ parse_feed(const std::string& flag, const std::string& text) {
         flag, "the feed name \"" + name
                 + "\" may hold only letters, digits, - and _ (it prefixes "
                   "stop ids as NAME:)");
+  if (name == "HSL")
+    throw CLI::ValidationError(flag, "the feed name HSL would take "
+                                     "Digitransit's stop ids (HSL:...); "
+                                     "choose another, e.g. hsl");
   std::vector<std::string> sources;
   std::stringstream in{text.substr(eq + 1)};
   std::string item;
   while (std::getline(in, item, ','))
     if (!item.empty()) {
       if (item.rfind("http://", 0) == 0 || item.rfind("https://", 0) == 0)
-        throw CLI::ValidationError(
-          flag + " " + name,
-          "feeds are read from files; download " + item
-            + " and give the path of the zip");
+        if (auto bad = split_url(item); !bad)
+          throw CLI::ValidationError(flag + " " + name, bad.error().message);
       sources.push_back(item);
     }
   if (sources.empty())
@@ -373,6 +376,9 @@ std::unique_ptr<CLI::App> make_app(daemon_config& cfg,
       "repeated for more feeds; stop ids become NAME:stop_id")
     ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
     ->type_name("NAME=SOURCE");
+  count("gtfs-refresh-s", cfg.gtfs_refresh_s, 0, 86400 * 30,
+        "check GTFS sources again this often (URLs with conditional "
+        "requests, files by modification time); 0 = never");
   count("gtfs-footpath-m", cfg.gtfs_footpath_m, 0, 3000,
         "GTFS stops closer than this are joined by a walking transfer "
         "(transfers.txt overrides a pair)");

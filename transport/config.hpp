@@ -103,6 +103,8 @@ struct daemon_config {
   std::vector<std::pair<std::string, std::vector<std::string>>> gtfs_feeds;
   /// Stops closer than this get a generated footpath (meters).
   int32_t gtfs_footpath_m = 500;
+  /// Check the feeds' sources again this often (seconds); 0 = never.
+  int32_t gtfs_refresh_s = 86400;
   /// Where a feed and Digitransit (with a key) both cover a point:
   /// "feeds-first" or "digitransit-first".
   std::string provider_order = "feeds-first";

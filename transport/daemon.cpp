@@ -55,6 +55,13 @@ engine_config engine_settings(const daemon_config& cfg, bool routing_demo,
                               bool geocoding_demo, bool tfl_demo,
                               const std::string& variables_path,
                               const std::string& station_dir) {
+  // Downloaded feeds live beside the saved variables (or in the temporary
+  // directory when those are kept in memory).
+  auto feed_dir
+    = (variables_path == ":memory:"
+         ? std::filesystem::temp_directory_path() / "transitd-gtfs"
+         : std::filesystem::path{variables_path}.parent_path() / "gtfs")
+        .string();
   engine_config e;
   e.digitransit_routing.url = cfg.digitransit_routing_url;
   e.digitransit_routing.api_key = cfg.digitransit_api_key;
@@ -97,6 +104,11 @@ engine_config engine_settings(const daemon_config& cfg, bool routing_demo,
     feed.name = name;
     feed.sources = sources;
     feed.load.footpath_radius = cfg.gtfs_footpath_m;
+    feed.download_dir = feed_dir;
+    feed.refresh_s = cfg.gtfs_refresh_s;
+    // The service-day window starts a week before the daemon's today.
+    auto today = (cfg.clock_start ? *cfg.clock_start : now_ms() / 1000) / 86400;
+    feed.load.anchor_day = static_cast<int32_t>(today - 7);
     e.feeds.push_back(std::move(feed));
   }
   // Beside feeds, Digitransit serves only when it is real (a key or URL).

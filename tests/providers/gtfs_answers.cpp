@@ -188,3 +188,14 @@ TEST_CASE("feed plans: legs named from the feed, times in its zone",
   }
   CHECK(rode);
 }
+
+TEST_CASE("feed answers: a time outside the service days says so",
+          "[gtfs][answers]") {
+  auto tt = nyc();
+  CHECK_FALSE(outside_service(*tt, new_york(2026, 10, 14, 8, 0)));
+  auto late = outside_service(*tt, new_york(2026, 11, 24, 8, 0));
+  REQUIRE(late);
+  CHECK(late->code == ec::data_not_available);
+  CHECK_THAT(late->message, Catch::Contains("2026-05-26 to 2026-10-31"));
+  CHECK_THAT(late->hint, Catch::Contains("--clock"));
+}

@@ -313,3 +313,56 @@ TEST_CASE("GTFS: names fold case and accents", "[gtfs][reader]") {
   CHECK(fold_name("Straße") == "strasse");
   CHECK(fold_name("Macy's") == "macys");
 }
+
+TEST_CASE("GTFS: stops without a valid place are skipped, not gridded",
+          "[gtfs][reader]") {
+  auto files = small_feed();
+  files["stops.txt"] += "N1,Node,nan,nan,3,\nN2,Nowhere,91,0,0,\n";
+  auto tt = load_memory(files);
+  REQUIRE(tt);
+  CHECK_FALSE((*tt)->find_stop("N1"));
+  CHECK_FALSE((*tt)->find_stop("N2"));
+  // The node needs no place (location_type 3); the stop does.
+  CHECK((*tt)->report.skipped_rows == 1);
+}
+
+TEST_CASE("GTFS: a feed that loads nothing says which rows were skipped",
+          "[gtfs][reader]") {
+  auto files = small_feed();
+  files["trips.txt"] = "route_id,service_id,trip_id\nR,NOSUCH,t1\n";
+  auto tt = load_memory(files);
+  REQUIRE_FALSE(tt);
+  CHECK_THAT(tt.error().message,
+             Catch::Contains("no trip with two stop times")
+               && Catch::Contains("trips.txt:2")
+               && Catch::Contains("without a calendar"));
+}
+
+TEST_CASE("GTFS: the day window starts near the day asked for",
+          "[gtfs][reader]") {
+  auto files = small_feed();
+  // A stale service of 2010 beside 2026's.
+  files["calendar.txt"] += "OLD,1,1,1,1,1,1,1,20100101,20100102\n";
+  std::vector<std::unique_ptr<feed_files>> sources;
+  sources.push_back(in_memory_feed(files));
+  load_options options;
+  options.anchor_day = *parse_gtfs_date("20260601");
+  auto tt = load_timetable("x", std::move(sources), options);
+  REQUIRE(tt);
+  CHECK((*tt)->first_day <= *parse_gtfs_date("20260601"));
+  CHECK((*tt)->first_day + (*tt)->day_count > *parse_gtfs_date("20261201"));
+  CHECK((*tt)->runs_on((*tt)->trips[0].service,
+                       *parse_gtfs_date("20260603") - (*tt)->first_day));
+}
+
+TEST_CASE("GTFS: frequencies that expand without end are refused",
+          "[gtfs][reader]") {
+  auto files = small_feed();
+  std::string rows = "trip_id,start_time,end_time,headway_secs\n";
+  for (int i = 0; i < 100; ++i)
+    rows += "t1,00:00:00,999:00:00,60\n";
+  files["frequencies.txt"] = rows;
+  auto tt = load_memory(files);
+  REQUIRE_FALSE(tt);
+  CHECK_THAT(tt.error().message, Catch::Contains("frequencies.txt"));
+}

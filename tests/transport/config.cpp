@@ -435,7 +435,16 @@ TEST_CASE("feeds: bad names, sources and orders name the flag",
   refused({"--gtfs", "/data/subway.zip"}, "--gtfs");
   refused({"--gtfs", "ny c=/x.zip"}, "letters, digits");
   refused({"--gtfs", "nyc="}, "at least one SOURCE");
-  refused({"--gtfs", "nyc=https://example.org/gtfs.zip"}, "download");
+  refused({"--gtfs", "nyc=https://user:pw@example.org/gtfs.zip"},
+          "--gtfs nyc");
+  refused({"--gtfs-refresh-s", "-1"}, "--gtfs-refresh-s");
+  refused({"--gtfs", "HSL=/x.zip"}, "Digitransit's stop ids");
+  // A URL is a source like a path.
+  auto url = in.parse({"--gtfs", "hsl=https://infopalvelut.storage.hsldev.com/"
+                                 "gtfs/hsl.zip", "--gtfs-refresh-s", "3600"});
+  REQUIRE(url);
+  CHECK(url->config.gtfs_feeds[0].second[0].rfind("https://", 0) == 0);
+  CHECK(url->config.gtfs_refresh_s == 3600);
   refused({"--provider-order", "random"}, "--provider-order");
   refused({"--gtfs-footpath-m", "5000"}, "--gtfs-footpath-m");
 }

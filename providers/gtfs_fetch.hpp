@@ -1,0 +1,45 @@
+#pragma once
+// Downloading a GTFS feed published at a URL into a file, with conditional
+// requests (If-None-Match / If-Modified-Since from the last copy's
+// validators, kept beside it), so an unchanged feed costs one 304. A failed
+// download leaves the last good copy in place.
+
+#include <cstdint>
+#include <string>
+
+#include "messages/error.hpp"
+
+namespace transitd::gtfs {
+
+struct fetch_options {
+  int32_t connect_timeout_s = 10;
+  /// Per read of the body (the whole download may take longer).
+  int32_t read_timeout_s = 60;
+  /// Largest accepted feed.
+  int64_t max_bytes = int64_t{2} << 30;
+};
+
+enum class fetch_outcome : uint8_t {
+  /// A new copy replaced the file.
+  downloaded,
+  /// The server said 304: the file is current.
+  unchanged,
+};
+
+/// Fetches `url` into `path` (written beside and renamed, so readers never
+/// see half a file); `path + ".validators"` keeps ETag and Last-Modified.
+/// A failure (network, status, size) names the URL without its query and
+/// leaves `path` as it was.
+outcome<fetch_outcome> fetch_feed(const std::string& url,
+                                  const std::string& path,
+                                  const fetch_options& options = {});
+
+/// Where a URL source of feed `name` lives in `directory`:
+/// DIRECTORY/NAME-INDEX.zip.
+std::string feed_copy_path(const std::string& directory,
+                           const std::string& name, std::size_t index);
+
+/// Whether a source is a URL (http:// or https://) rather than a path.
+bool is_url(const std::string& source);
+
+} // namespace transitd::gtfs
