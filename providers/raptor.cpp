@@ -30,6 +30,25 @@ int32_t meters_along(const timetable& tt, const pattern& p, uint32_t from,
   return static_cast<int32_t>(std::lround(total));
 }
 
+/// The ride on a trip (rank `rank` of `pattern`, on the service day
+/// starting at `origin`) from position `board` to `alight`.
+journey_leg transit_leg(const timetable& tt, uint32_t pattern, uint32_t rank,
+                        int64_t origin, uint32_t board, uint32_t alight) {
+  const auto& p = tt.patterns[pattern];
+  journey_leg ride;
+  ride.transit = true;
+  ride.from_stop = tt.pattern_stops[p.stops_begin + board].stop;
+  ride.to_stop = tt.pattern_stops[p.stops_begin + alight].stop;
+  ride.pattern = pattern;
+  ride.trip_rank = rank;
+  ride.board = board;
+  ride.alight = alight;
+  ride.start = origin + tt.time_at(p, rank, board).departure;
+  ride.end = origin + tt.time_at(p, rank, alight).arrival;
+  ride.meters = meters_along(tt, p, board, alight);
+  return ride;
+}
+
 /// Access and egress at the point itself: no walk to show.
 void drop_empty_walks(std::vector<journey_leg>& legs) {
   if (legs.size() < 2)
@@ -314,19 +333,9 @@ std::vector<journey> raptor::run(const journey_request& rq) {
       legs.push_back(egress);
       for (auto r = f.rides; r >= 1; --r) {
         const auto& rp = ride_parent_[static_cast<std::size_t>(r) * S + cur];
-        const auto& p = tt_.patterns[rp.pattern];
-        auto board = tt_.pattern_stops[p.stops_begin + rp.from_pos].stop;
-        journey_leg ride;
-        ride.transit = true;
-        ride.from_stop = board;
-        ride.to_stop = cur;
-        ride.pattern = rp.pattern;
-        ride.trip_rank = rp.trip_rank;
-        ride.board = rp.from_pos;
-        ride.alight = rp.to_pos;
-        ride.start = rp.origin + tt_.time_at(p, rp.trip_rank, rp.from_pos).departure;
-        ride.end = rp.origin + tt_.time_at(p, rp.trip_rank, rp.to_pos).arrival;
-        ride.meters = meters_along(tt_, p, rp.from_pos, rp.to_pos);
+        auto ride = transit_leg(tt_, rp.pattern, rp.trip_rank, rp.origin,
+                                rp.from_pos, rp.to_pos);
+        auto board = ride.from_stop;
         legs.push_back(ride);
         const auto& qp
           = ready_parent_[static_cast<std::size_t>(r - 1) * S + board];
@@ -362,19 +371,10 @@ std::vector<journey> raptor::run(const journey_request& rq) {
       j.legs.push_back(access);
       for (auto r = f.rides; r >= 1; --r) {
         const auto& rp = ride_parent_[static_cast<std::size_t>(r) * S + cur];
-        const auto& p = tt_.patterns[rp.pattern];
-        auto alight = tt_.pattern_stops[p.stops_begin + rp.from_pos].stop;
-        journey_leg ride;
-        ride.transit = true;
-        ride.from_stop = cur;
-        ride.to_stop = alight;
-        ride.pattern = rp.pattern;
-        ride.trip_rank = rp.trip_rank;
-        ride.board = rp.to_pos;
-        ride.alight = rp.from_pos;
-        ride.start = rp.origin + tt_.time_at(p, rp.trip_rank, rp.to_pos).departure;
-        ride.end = rp.origin + tt_.time_at(p, rp.trip_rank, rp.from_pos).arrival;
-        ride.meters = meters_along(tt_, p, rp.to_pos, rp.from_pos);
+        // Backward, the label is where the trip was boarded.
+        auto ride = transit_leg(tt_, rp.pattern, rp.trip_rank, rp.origin,
+                                rp.to_pos, rp.from_pos);
+        auto alight = ride.to_stop;
         j.legs.push_back(ride);
         const auto& qp
           = ready_parent_[static_cast<std::size_t>(r - 1) * S + alight];

@@ -126,6 +126,26 @@ const std::map<std::string, family>& station_families() {
   return f;
 }
 
+const std::map<std::string, family>& feed_families() {
+  static const std::map<std::string, family> f{
+    {"loaded", {"transitd_feed_loaded", "gauge",
+                "1 when the GTFS feed has a timetable."}},
+    {"stops", {"transitd_feed_stops", "gauge", "Stops in the feed."}},
+    {"trips", {"transitd_feed_trips", "gauge", "Trips in the feed."}},
+    {"stop_times", {"transitd_feed_stop_times", "gauge",
+                    "Stop times in the feed."}},
+    {"skipped_rows", {"transitd_feed_skipped_rows", "gauge",
+                      "Bad rows skipped at the last load."}},
+    {"load_ms", {"transitd_feed_load_seconds", "gauge",
+                 "Time the last load took.", 0.001}},
+    {"failed_loads", {"transitd_feed_failed_loads_total", "counter",
+                      "Loads or downloads that failed."}},
+    {"unchanged_checks", {"transitd_feed_unchanged_checks_total", "counter",
+                          "Refreshes that found nothing changed."}},
+  };
+  return f;
+}
+
 } // namespace
 
 call_metrics::call_metrics(const std::vector<std::string>& tools) {
@@ -231,6 +251,10 @@ void append_engine_metrics(
       label = "key";
     } else if (subject == "station_data") {
       table = &station_families();
+    } else if (subject.rfind("feed.", 0) == 0) {
+      table = &feed_families(); // "feed.nyc"
+      label = "feed";
+      subject = subject.substr(5);
     } else if (subject.find('.') != std::string::npos) {
       table = &cache_families(); // "timetable.departures"
       label = "cache";

@@ -114,6 +114,11 @@ TEST_CASE("e2e feed: every tool answers from the GTFS feed",
   auto ready = client.get("/readyz").json().as_object();
   CHECK_THAT(std::string{ready.at("checks").at("feeds").at("nyc").as_string()},
              Catch::StartsWith("ok: 1488 stops"));
+  // /metrics too.
+  auto metrics = client.get("/metrics").body;
+  CHECK_THAT(metrics, Catch::Contains("transitd_feed_loaded{feed=\"nyc\"} 1")
+                        && Catch::Contains(
+                          "transitd_feed_stop_times{feed=\"nyc\"} 565093"));
 }
 
 TEST_CASE("e2e feed beside Digitransit: each id and area to its provider",
