@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
     query.from = tt.stops[routable[pick(rng)]].position;
     query.to = tt.stops[routable[pick(rng)]].position;
     query.time = local_time();
-    query.first = 5; // plan_trip's default limit 2 asks for 5
+    query.first = 5; // what plan_trip's default limit 2 asks for
     query.max_transfers = 4;
     query.max_walking_distance = 1500;
     auto start = clock_type::now();

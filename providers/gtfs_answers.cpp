@@ -225,9 +225,12 @@ trip_plans plan_trips(raptor& router, const timetable& tt,
   // share one).
   auto near = tt.stops_near(query.from, query.max_walking_distance);
   answer.timezone = tt.zones[near.empty() ? 0 : tt.stops[near[0].first].zone];
-  for (const auto& j : plan_journeys(router, rq,
-                                     static_cast<std::size_t>(
-                                       std::max(1, query.first)))) {
+  // Planners ask for more than the tool's limit because their answers
+  // hold duplicates to drop; RAPTOR's hold none (plan_journeys removes
+  // them), so more than the largest limit would be work thrown away.
+  auto wanted = std::clamp(query.first, 1, plan_limit.max);
+  for (const auto& j :
+       plan_journeys(router, rq, static_cast<std::size_t>(wanted))) {
     itinerary it;
     it.transfers = std::max(0, j.rides - 1);
     for (const auto& l : j.legs) {

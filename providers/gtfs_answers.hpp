@@ -36,7 +36,8 @@ nearby_stops stops_near(const timetable& tt, const nearby_stops_query& query);
 geocode_candidates match_stop_names(const timetable& tt,
                                     const geocode_query& query);
 
-/// Itineraries from RAPTOR, sorted by arrival (see plan_journeys).
+/// Itineraries from RAPTOR, sorted by arrival (see plan_journeys): at most
+/// `first`, and never more than plan_limit.max (they hold no duplicates).
 trip_plans plan_trips(raptor& router, const timetable& tt,
                       const trip_plan_query& query);
 
