@@ -1,7 +1,13 @@
 #include "actors/provider_switch.hpp"
 
+#include <algorithm>
+#include <chrono>
+#include <memory>
+
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
+
+#include "messages/time.hpp"
 
 namespace transitd {
 
@@ -124,23 +130,81 @@ provider_switch_actor::behavior_type provider_switch(
       for (const auto& e : self->state.entries)
         self->send(e.journey_planner, c);
     },
-    [self](geocode_query& q) -> caf::delegated<geocode_candidates> {
+    [self](geocode_query& q) -> caf::result<geocode_candidates> {
       const auto& entries = self->state.entries;
-      std::optional<std::size_t> i;
+      // A focus inside an area: that provider alone.
       if (q.focus)
-        i = entry_for_points(entries, {*q.focus});
-      if (!i)
-        for (std::size_t k = 0; k < entries.size() && !i; ++k)
-          if (entries[k].geocoding)
-            i = k;
-      if (!i || !entries[*i].geocoding) {
-        self->make_response_promise<geocode_candidates>().deliver(
-          to_error(make_failure(ec::data_not_available,
-                                "no geocoder is configured",
-                                "configure a feed or DIGITRANSIT_API_KEY")));
-        return {};
-      }
-      return self->delegate(entries[*i].geocoding, std::move(q));
+        if (auto i = entry_for_points(entries, {*q.focus});
+            i && entries[*i].geocoding)
+          return self->delegate(entries[*i].geocoding, std::move(q));
+      // Else every provider, their candidates merged best first (in
+      // provider order where equally good).
+      std::vector<geocoding_actor> all;
+      for (const auto& e : entries)
+        if (e.geocoding)
+          all.push_back(e.geocoding);
+      if (all.empty())
+        return to_error(make_failure(ec::data_not_available,
+                                     "no geocoder is configured",
+                                     "configure a feed or "
+                                     "DIGITRANSIT_API_KEY"));
+      if (all.size() == 1)
+        return self->delegate(all.front(), std::move(q));
+      struct gathering {
+        caf::typed_response_promise<geocode_candidates> rp;
+        std::vector<std::optional<geocode_candidates>> answers;
+        std::size_t pending = 0;
+        std::optional<caf::error> first_error;
+        std::size_t wanted = 0;
+      };
+      auto g = std::make_shared<gathering>();
+      g->rp = self->make_response_promise<geocode_candidates>();
+      g->answers.resize(all.size());
+      g->pending = all.size();
+      g->wanted = static_cast<std::size_t>(std::max(1, q.size));
+      auto finish = [g] {
+        if (--g->pending > 0)
+          return;
+        geocode_candidates merged;
+        bool any = false;
+        for (auto& a : g->answers) {
+          if (!a)
+            continue;
+          any = true;
+          merged.fetched_ms = std::max(merged.fetched_ms, a->fetched_ms);
+          for (auto& c : a->candidates)
+            merged.candidates.push_back(std::move(c));
+        }
+        if (!any) {
+          g->rp.deliver(*g->first_error);
+          return;
+        }
+        std::stable_sort(merged.candidates.begin(), merged.candidates.end(),
+                         [](const geocode_candidate& a,
+                            const geocode_candidate& b) {
+                           return a.confidence > b.confidence;
+                         });
+        if (merged.candidates.size() > g->wanted)
+          merged.candidates.resize(g->wanted);
+        g->rp.deliver(std::move(merged));
+      };
+      auto timeout = std::chrono::milliseconds{
+        std::max<int64_t>(1, q.context.deadline_ms != 0
+                               ? q.context.deadline_ms - now_ms()
+                               : 10000)};
+      for (std::size_t k = 0; k < all.size(); ++k)
+        self->request(all[k], timeout, q)
+          .then(
+            [g, k, finish](geocode_candidates& answer) {
+              g->answers[k] = std::move(answer);
+              finish();
+            },
+            [g, finish](caf::error& err) {
+              if (!g->first_error)
+                g->first_error = std::move(err);
+              finish();
+            });
+      return g->rp;
     },
   };
 }

@@ -4,7 +4,8 @@
 // prefix claims go to the provider without one, Digitransit's "HSL:..."),
 // a point to the first provider in order whose service area holds it (for
 // a journey: both ends), a geocoding text to the provider holding the
-// focus, else the first. Outside every area: unsupported-region.
+// focus, else to every provider, their candidates merged best first.
+// Outside every area: unsupported-region.
 
 #include <functional>
 #include <optional>

@@ -5,7 +5,10 @@
 // day. One thread, like one scheduler thread of the daemon.
 //
 //   transitd-gtfs-bench [--queries N] [--date YYYY-MM-DD] [--seed S]
-//                       NAME=SOURCE[,SOURCE...]
+//                       [--plan LAT,LON,LAT,LON,EPOCH] NAME=SOURCE[,...]
+//
+// --plan times that one plan_trip query N times instead (for comparing
+// with the same call over MCP, bench/gtfs.sh).
 //
 // Prints a Markdown table (docs/performance.md).
 
@@ -63,9 +66,14 @@ int main(int argc, char** argv) {
   std::string day = "2026-10-14";
   uint32_t seed = 42;
   std::string feed_arg;
+  std::vector<double> fixed;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--queries" && i + 1 < argc)
+    if (a == "--plan" && i + 1 < argc) {
+      std::stringstream in{argv[++i]};
+      for (std::string v; std::getline(in, v, ',');)
+        fixed.push_back(std::stod(v));
+    } else if (a == "--queries" && i + 1 < argc)
       queries = std::stoi(argv[++i]);
     else if (a == "--date" && i + 1 < argc)
       day = argv[++i];
@@ -118,6 +126,24 @@ int main(int argc, char** argv) {
   };
 
   gtfs::raptor router{tt};
+  if (fixed.size() == 5) {
+    trip_plan_query query;
+    query.from = {fixed[0], fixed[1]};
+    query.to = {fixed[2], fixed[3]};
+    query.time = static_cast<int64_t>(fixed[4]);
+    query.first = 5;
+    stats one;
+    std::size_t found = 0;
+    for (int q = 0; q < queries; ++q) {
+      auto start = clock_type::now();
+      found = gtfs::plan_trips(router, tt, query).itineraries.size();
+      one.add(clock_type::now() - start);
+    }
+    std::cout << "| that plan_trip, engine time p50 / p99 (" << found
+              << " itineraries) | " << ms(one.at(0.5)) << " / "
+              << ms(one.at(0.99)) << " ms |\n";
+    return 0;
+  }
   stats plan, route, departures, near;
   std::size_t found = 0;
   for (int q = 0; q < queries; ++q) {

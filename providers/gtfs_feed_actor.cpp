@@ -117,6 +117,42 @@ void load_feed(const gtfs_feed_options& options, feed_slot& slot) {
 
 namespace {
 
+/// A router of its own (RAPTOR and its scratch space) on the feed's
+/// current snapshot; FEED spreads plan queries over a few of them.
+using feed_router_actor = caf::typed_actor<
+  caf::replies_to<trip_plan_query>::with<trip_plans>>;
+
+caf::error not_loaded(const feed_slot& slot);
+
+struct feed_router_state {
+  static inline const char* name = "feed_router";
+  std::shared_ptr<feed_slot> slot;
+  /// The router of the snapshot it was made for.
+  std::shared_ptr<const gtfs::timetable> routed;
+  std::unique_ptr<gtfs::raptor> router;
+};
+
+feed_router_actor::behavior_type feed_router(
+  feed_router_actor::stateful_pointer<feed_router_state> self,
+  std::shared_ptr<feed_slot> slot) {
+  self->state.slot = std::move(slot);
+  return {
+    [self](trip_plan_query& q) -> caf::result<trip_plans> {
+      auto& st = self->state;
+      auto tt = st.slot->current();
+      if (!tt)
+        return not_loaded(*st.slot);
+      if (auto outside = gtfs::outside_service(*tt, q.time))
+        return to_error(*outside);
+      if (st.routed != tt) {
+        st.router = std::make_unique<gtfs::raptor>(*tt);
+        st.routed = tt;
+      }
+      return gtfs::plan_trips(*st.router, *tt, q);
+    },
+  };
+}
+
 struct feed_state {
   static inline const char* name = "feed";
   std::shared_ptr<feed_slot> slot;
@@ -134,9 +170,9 @@ struct feed_state {
     if (loader.joinable())
       loader.join();
   }
-  /// The router of the snapshot it was made for.
-  std::shared_ptr<const gtfs::timetable> routed;
-  std::unique_ptr<gtfs::raptor> router;
+  /// The routers plan queries go to, in turn.
+  std::vector<feed_router_actor> routers;
+  std::size_t next_router = 0;
 };
 
 using feed_pointer = feed_actor::stateful_pointer<feed_state>;
@@ -178,6 +214,9 @@ void start_loader(feed_pointer self) {
 feed_actor::behavior_type feed(feed_pointer self, gtfs_feed_options options,
                                std::shared_ptr<feed_slot> slot) {
   self->state.slot = std::move(slot);
+  for (std::size_t i = 0; i < std::max<std::size_t>(1, options.routers); ++i)
+    self->state.routers.push_back(
+      self->template spawn<caf::linked>(feed_router, self->state.slot));
   if (options.preloaded) {
     self->state.slot->publish(options.preloaded, 0);
     return feed_behavior(self);
@@ -210,18 +249,12 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
         return not_loaded(*self->state.slot);
       return gtfs::stops_near(*tt, q);
     },
-    [self](trip_plan_query& q) -> caf::result<trip_plans> {
-      auto tt = self->state.slot->current();
-      if (!tt)
-        return not_loaded(*self->state.slot);
-      if (auto outside = gtfs::outside_service(*tt, q.time))
-        return to_error(*outside);
+    [self](trip_plan_query& q) -> caf::delegated<trip_plans> {
+      // To the next router: a plan_trip's primary and relaxed searches,
+      // and other calls' searches, run side by side.
       auto& st = self->state;
-      if (st.routed != tt) {
-        st.router = std::make_unique<gtfs::raptor>(*tt);
-        st.routed = tt;
-      }
-      return gtfs::plan_trips(*st.router, *tt, q);
+      auto& router = st.routers[st.next_router++ % st.routers.size()];
+      return self->delegate(router, std::move(q));
     },
     [](cancel_call&) {
       // Answers are computed in one step; nothing is left to cancel.

@@ -32,6 +32,9 @@ struct gtfs_feed_options {
   /// Check the sources again this often (URLs with conditional requests,
   /// files by modification time) and reload what changed; 0: never.
   int32_t refresh_s = 0;
+  /// Plan queries run on this many routers side by side (each holds a
+  /// RAPTOR's scratch space: a few arrays per stop and round).
+  std::size_t routers = 2;
   /// A timetable built already (by a test, or an application that reads
   /// its own data): published at once, `sources` are not read.
   std::shared_ptr<const gtfs::timetable> preloaded;

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include <httplib.h>
+#include <zip.h>
 
 #include "net/url.hpp"
 
@@ -121,6 +122,16 @@ outcome<fetch_outcome> fetch_feed(const std::string& url,
     if (code != 200) {
       discard();
       return fetch_failure(url, "HTTP status " + std::to_string(code));
+    }
+    // A download that is not a zip must not replace a good copy.
+    {
+      int zip_error = 0;
+      auto* archive = zip_open(partial.c_str(), ZIP_RDONLY, &zip_error);
+      if (archive == nullptr) {
+        discard();
+        return fetch_failure(url, "the download is not a zip archive");
+      }
+      zip_discard(archive);
     }
     std::error_code ec;
     std::filesystem::rename(partial, path, ec);

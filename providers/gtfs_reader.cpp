@@ -380,6 +380,10 @@ struct calendar_row {
 constexpr std::size_t max_frequency_trips = 5'000'000;
 
 struct builder {
+  builder(const std::string& feed_name, const load_options& load)
+    : name(feed_name), options(load) {
+  }
+
   const std::string& name;
   const load_options& options;
   std::shared_ptr<timetable> out = std::make_shared<timetable>();

@@ -10,11 +10,6 @@ namespace {
 
 constexpr int32_t max_rounds = 16;
 
-int32_t meters_between(const timetable& tt, uint32_t a, uint32_t b) {
-  return static_cast<int32_t>(
-    std::lround(distance_m(tt.stops[a].position, tt.stops[b].position)));
-}
-
 int32_t meters_to(const timetable& tt, uint32_t s, const coordinate& p) {
   return static_cast<int32_t>(std::lround(distance_m(tt.stops[s].position, p)));
 }

@@ -200,3 +200,52 @@ TEST_CASE("engine with a feed that cannot load: data-not-available",
   }
   engine.shutdown();
 }
+
+TEST_CASE("engine with two feeds: a name without focus is sought in both",
+          "[switch][engine]") {
+  auto load = [](const char* name, const char* path) {
+    auto tt = gtfs::load_timetable(
+      name, std::vector<std::string>{std::string{TRANSITD_FIXTURES_DIR}
+                                     + "/gtfs/" + path});
+    REQUIRE(tt);
+    gtfs_feed_options feed;
+    feed.name = name;
+    feed.preloaded = *tt;
+    return feed;
+  };
+  caf::actor_system_config cfg;
+  cfg.set("scheduler.max-threads", size_t{2});
+  add_message_types(cfg);
+  caf::actor_system sys{cfg};
+  engine_config config;
+  config.variables.path = ":memory:";
+  config.feeds.push_back(
+    load("nyc", "mta-subway-2026-09/mta-subway-gtfs.zip"));
+  config.feeds.push_back(load("bart", "bart-2019/bart-gtfs.zip"));
+  auto engine = spawn_engine(sys, config);
+  {
+    caf::scoped_actor self{sys};
+    geocode_request geo;
+    geo.text = "Embarcadero"; // a BART station; nyc is asked first
+    self->request(engine.router, 10s, geo)
+      .receive(
+        [&](geocode_reply& reply) {
+          REQUIRE_FALSE(reply.results.empty());
+          CHECK_THAT(reply.results[0].name, Catch::StartsWith("Embarcadero"));
+          CHECK(reply.results[0].position.lon < -122);
+        },
+        [&](caf::error& err) { FAIL(caf::to_string(err)); });
+    // With a focus in New York, New York's names only.
+    geo.text = "Times Sq";
+    geo.focus = coordinate{40.75, -73.98};
+    self->request(engine.router, 10s, geo)
+      .receive(
+        [&](geocode_reply& reply) {
+          REQUIRE_FALSE(reply.results.empty());
+          for (const auto& r : reply.results)
+            CHECK(r.position.lon > -75);
+        },
+        [&](caf::error& err) { FAIL(caf::to_string(err)); });
+  }
+  engine.shutdown();
+}

@@ -123,6 +123,14 @@ TEST_CASE("GTFS fetch: download, then 304 with the ETag, then failures "
   CHECK_THAT(big.error().message, Catch::Contains("larger than"));
   CHECK(read_all(path) == server.body);
   CHECK_FALSE(std::filesystem::exists(path + ".part"));
+  // Not a zip (an error page served with 200): refused, copy kept.
+  auto good = server.body;
+  server.body = "<html>maintenance</html>";
+  server.etag = "\"v3\"";
+  auto page = gtfs::fetch_feed(server.url(), path);
+  REQUIRE_FALSE(page);
+  CHECK_THAT(page.error().message, Catch::Contains("not a zip"));
+  CHECK(read_all(path) == good);
 }
 
 TEST_CASE("GTFS feed by URL: loads, skips an unchanged refresh, keeps the "
