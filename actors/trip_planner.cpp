@@ -167,6 +167,16 @@ void plan(planner_pointer self, const call_ptr& call) {
     fail(call, to_error(*bad));
     return;
   }
+  // D12: the relaxed query goes out at the same time, not after; sent
+  // first, so that the primary is the newer message down the chain. A
+  // work-stealing worker runs its newest job first (idle workers steal
+  // the oldest): a local provider (a feed's router) starts the search the
+  // answer waits for at once, and the speculative one wherever a worker
+  // is free. An upstream provider sends both within microseconds either
+  // way.
+  if (call->request.include_disruption_alt
+      && self->state.options.speculative_relax)
+    send_relaxed(self, call);
   auto primary = make_primary_query(call->request, call->origin,
                                     call->destination, call->time);
   self->request(self->state.journey_planner, time_left(self, call), primary)
@@ -185,10 +195,6 @@ void plan(planner_pointer self, const call_ptr& call) {
         call->primary_error = std::move(err);
         decide(self, call);
       });
-  // D12: the relaxed query goes out at the same time, not after.
-  if (call->request.include_disruption_alt
-      && self->state.options.speculative_relax)
-    send_relaxed(self, call);
 }
 
 void resolve(planner_pointer self, const call_ptr& call,

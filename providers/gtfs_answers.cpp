@@ -211,7 +211,8 @@ geocode_candidates match_stop_names(const timetable& tt,
 }
 
 trip_plans plan_trips(raptor& router, const timetable& tt,
-                      const trip_plan_query& query) {
+                      const trip_plan_query& query,
+                      const std::atomic<bool>* stop) {
   journey_request rq;
   rq.from = query.from;
   rq.to = query.to;
@@ -220,6 +221,7 @@ trip_plans plan_trips(raptor& router, const timetable& tt,
   rq.max_transfers = query.max_transfers;
   rq.max_walk_meters = query.max_walking_distance;
   rq.wheelchair = query.wheelchair;
+  rq.stop = stop;
   trip_plans answer;
   // The zone of the stop nearest the origin (all of a feed's agencies
   // share one).

@@ -38,7 +38,9 @@ geocode_candidates match_stop_names(const timetable& tt,
 
 /// Itineraries from RAPTOR, sorted by arrival (see plan_journeys): at most
 /// `first`, and never more than plan_limit.max (they hold no duplicates).
+/// `stop`, when given and set, ends the search early (see journey_request).
 trip_plans plan_trips(raptor& router, const timetable& tt,
-                      const trip_plan_query& query);
+                      const trip_plan_query& query,
+                      const std::atomic<bool>* stop = nullptr);
 
 } // namespace transitd::gtfs

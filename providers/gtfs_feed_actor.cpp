@@ -41,7 +41,48 @@ void feed_slot::unchanged() {
 
 feed_status feed_slot::status() const {
   std::lock_guard<std::mutex> guard{mutex_};
-  return status_;
+  auto status = status_;
+  status.plans = plans_.load(std::memory_order_relaxed);
+  status.plan_us = plan_us_.load(std::memory_order_relaxed);
+  return status;
+}
+
+search_flags::flag search_flags::open(const std::string& id) {
+  if (id.empty())
+    return nullptr;
+  std::lock_guard<std::mutex> guard{mutex_};
+  auto& e = flags_[id];
+  if (!e.stop)
+    e.stop = std::make_shared<std::atomic<bool>>(false);
+  ++e.searches;
+  return e.stop;
+}
+
+search_flags::flag search_flags::find(const std::string& id) const {
+  std::lock_guard<std::mutex> guard{mutex_};
+  auto i = flags_.find(id);
+  return i == flags_.end() ? nullptr : i->second.stop;
+}
+
+void search_flags::close(const std::string& id) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  auto i = flags_.find(id);
+  if (i != flags_.end() && --i->second.searches <= 0)
+    flags_.erase(i);
+}
+
+bool search_flags::cancel(const std::string& id) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  auto i = flags_.find(id);
+  if (i == flags_.end())
+    return false;
+  i->second.stop->store(true, std::memory_order_relaxed);
+  return true;
+}
+
+std::size_t search_flags::in_flight() const {
+  std::lock_guard<std::mutex> guard{mutex_};
+  return flags_.size();
 }
 
 void load_feed(const gtfs_feed_options& options, feed_slot& slot) {
@@ -127,6 +168,7 @@ caf::error not_loaded(const feed_slot& slot);
 struct feed_router_state {
   static inline const char* name = "feed_router";
   std::shared_ptr<feed_slot> slot;
+  std::shared_ptr<search_flags> flags;
   /// The router of the snapshot it was made for.
   std::shared_ptr<const gtfs::timetable> routed;
   std::unique_ptr<gtfs::raptor> router;
@@ -134,21 +176,43 @@ struct feed_router_state {
 
 feed_router_actor::behavior_type feed_router(
   feed_router_actor::stateful_pointer<feed_router_state> self,
-  std::shared_ptr<feed_slot> slot) {
+  std::shared_ptr<feed_slot> slot, std::shared_ptr<search_flags> flags) {
   self->state.slot = std::move(slot);
+  self->state.flags = std::move(flags);
   return {
     [self](trip_plan_query& q) -> caf::result<trip_plans> {
       auto& st = self->state;
+      // FEED opened the id; closed here whatever happens.
+      const auto& id = q.context.correlation_id;
+      auto stop = st.flags->find(id);
+      struct closer {
+        search_flags& flags;
+        const std::string& id;
+        ~closer() {
+          flags.close(id);
+        }
+      } close_at_end{*st.flags, id};
       auto tt = st.slot->current();
       if (!tt)
         return not_loaded(*st.slot);
       if (auto outside = gtfs::outside_service(*tt, q.time))
         return to_error(*outside);
+      auto started = std::chrono::steady_clock::now();
       if (st.routed != tt) {
         st.router = std::make_unique<gtfs::raptor>(*tt);
         st.routed = tt;
       }
-      return gtfs::plan_trips(*st.router, *tt, q);
+      auto answer = gtfs::plan_trips(*st.router, *tt, q, stop.get());
+      st.slot->count_plan(
+        std::chrono::duration_cast<std::chrono::microseconds>(
+          std::chrono::steady_clock::now() - started)
+          .count());
+      if (stop && stop->load())
+        return to_error(make_failure(ec::cancelled,
+                                     "the search was cancelled",
+                                     "ask again if the answer is still "
+                                     "needed"));
+      return answer;
     },
   };
 }
@@ -170,9 +234,13 @@ struct feed_state {
     if (loader.joinable())
       loader.join();
   }
-  /// The routers plan queries go to, in turn.
+  /// The routers plan queries go to, in turn, and the stop flags of the
+  /// searches they run.
   std::vector<feed_router_actor> routers;
+  std::shared_ptr<search_flags> flags = std::make_shared<search_flags>();
   std::size_t next_router = 0;
+  /// Searches a cancel_call reached while in flight.
+  int64_t cancelled = 0;
 };
 
 using feed_pointer = feed_actor::stateful_pointer<feed_state>;
@@ -216,7 +284,8 @@ feed_actor::behavior_type feed(feed_pointer self, gtfs_feed_options options,
   self->state.slot = std::move(slot);
   for (std::size_t i = 0; i < std::max<std::size_t>(1, options.routers); ++i)
     self->state.routers.push_back(
-      self->template spawn<caf::linked>(feed_router, self->state.slot));
+      self->template spawn<caf::linked>(feed_router, self->state.slot,
+                                        self->state.flags));
   if (options.preloaded) {
     self->state.slot->publish(options.preloaded, 0);
     return feed_behavior(self);
@@ -254,10 +323,14 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
       // and other calls' searches, run side by side.
       auto& st = self->state;
       auto& router = st.routers[st.next_router++ % st.routers.size()];
+      st.flags->open(q.context.correlation_id); // the router closes it
       return self->delegate(router, std::move(q));
     },
-    [](cancel_call&) {
-      // Answers are computed in one step; nothing is left to cancel.
+    [self](cancel_call& c) {
+      // A search in flight stops at its next round (a plan_trip's relaxed
+      // search once the primary answer made it moot).
+      if (self->state.flags->cancel(c.correlation_id))
+        ++self->state.cancelled;
     },
     [self](geocode_query& q) -> caf::result<geocode_candidates> {
       auto tt = self->state.slot->current();
@@ -279,6 +352,9 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
       c.add(prefix + "load_ms", status.load_ms);
       c.add(prefix + "failed_loads", status.failed_loads);
       c.add(prefix + "unchanged_checks", status.unchanged_checks);
+      c.add(prefix + "plans", status.plans);
+      c.add(prefix + "plan_us", status.plan_us);
+      c.add(prefix + "cancelled_plans", self->state.cancelled);
       return c;
     },
     [self](feed_refresh) {

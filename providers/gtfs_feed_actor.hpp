@@ -5,10 +5,12 @@
 // immutable snapshot, so a reload builds beside the old one and swaps it
 // whole while calls in flight finish on the snapshot they took.
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <caf/fwd.hpp>
@@ -53,6 +55,10 @@ struct feed_status {
   int64_t unchanged_checks = 0;
   /// The local sources' modification times at the last load.
   int64_t signature = 0;
+  /// Plan queries the routers answered, and the engine time they took
+  /// (RAPTOR and the answer's legs, without the actor hops around them).
+  int64_t plans = 0;
+  int64_t plan_us = 0;
 };
 
 /// The current snapshot of one feed, shared by the FEED actor, the
@@ -73,12 +79,47 @@ public:
   void fail(std::string error);
   void unchanged();
   feed_status status() const;
+  /// Counts one plan query's engine time (any thread).
+  void count_plan(int64_t microseconds) {
+    plans_.fetch_add(1, std::memory_order_relaxed);
+    plan_us_.fetch_add(microseconds, std::memory_order_relaxed);
+  }
 
 private:
+  std::atomic<int64_t> plans_{0};
+  std::atomic<int64_t> plan_us_{0};
   std::string name_;
   std::shared_ptr<const gtfs::timetable> timetable_;
   mutable std::mutex mutex_;
   feed_status status_;
+};
+
+/// The stop flags of the searches a feed has in flight, by correlation
+/// id, so that a cancel_call reaching FEED stops a search running in one
+/// of its routers (a plan_trip's relaxed search once the primary answer
+/// made it moot). FEED opens an id before it hands the query on, the
+/// router closes it when done: only ids in flight are held, and a cancel
+/// for one that finished (or never came) does nothing. Thread-safe.
+class search_flags {
+public:
+  using flag = std::shared_ptr<std::atomic<bool>>;
+  /// Registers a search of `id` (empty ids cannot be cancelled: null).
+  flag open(const std::string& id);
+  /// The flag of `id`'s searches; null when none is open.
+  flag find(const std::string& id) const;
+  /// Ends a search opened with `id`.
+  void close(const std::string& id);
+  /// Sets the flag of every search of `id` in flight; false if none.
+  bool cancel(const std::string& id);
+  std::size_t in_flight() const;
+
+private:
+  struct entry {
+    flag stop;
+    int searches = 0;
+  };
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, entry> flags_;
 };
 
 /// Loads `options.sources` into `slot` now, on the calling thread: URLs

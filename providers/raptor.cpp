@@ -196,6 +196,8 @@ std::vector<journey> raptor::run(const journey_request& rq) {
 
   std::vector<uint32_t> rode;
   for (int32_t k = 1; k <= K && !marked.empty(); ++k) {
+    if (rq.stop && rq.stop->load(std::memory_order_relaxed))
+      return {};
     const auto base = static_cast<std::size_t>(k) * S;
     const auto prev = base - S;
     // Routes through the stops improved in the last round, from the first
@@ -436,6 +438,8 @@ std::vector<journey> plan_journeys(raptor& router,
   std::vector<journey> all;
   auto rq = request;
   for (int search = 0; search < 4 && all.size() < count; ++search) {
+    if (request.stop && request.stop->load(std::memory_order_relaxed))
+      return {};
     auto found = router.route(rq);
     std::optional<int64_t> next;
     for (auto& j : found) {

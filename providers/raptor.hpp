@@ -9,6 +9,7 @@
 // between stops from the timetable no longer than `max_walk_meters`, and a
 // stop's change time before boarding again where one alighted.
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct journey_request {
   int32_t max_walk_meters = 1500;
   /// Skip trips marked inaccessible and stops marked not boardable.
   bool wheelchair = false;
+  /// Read before every round: once set, the search ends early and its
+  /// result is incomplete (its caller no longer wants it).
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct journey_leg {

@@ -142,6 +142,14 @@ const std::map<std::string, family>& feed_families() {
                       "Loads or downloads that failed."}},
     {"unchanged_checks", {"transitd_feed_unchanged_checks_total", "counter",
                           "Refreshes that found nothing changed."}},
+    {"cancelled_plans", {"transitd_feed_cancelled_plans_total", "counter",
+                         "Searches stopped early: their caller no longer "
+                         "wanted them."}},
+    {"plans", {"transitd_feed_plans_total", "counter",
+               "Journey searches the feed's routers answered."}},
+    {"plan_us", {"transitd_feed_plan_seconds_total", "counter",
+                 "Engine time of those searches (RAPTOR and the answer).",
+                 0.000001}},
   };
   return f;
 }

@@ -119,6 +119,19 @@ TEST_CASE("e2e feed: every tool answers from the GTFS feed",
   CHECK_THAT(metrics, Catch::Contains("transitd_feed_loaded{feed=\"nyc\"} 1")
                         && Catch::Contains(
                           "transitd_feed_stop_times{feed=\"nyc\"} 565093"));
+  // The plan_trip's searches, counted with their engine time: the primary
+  // and, unless it is still running, the relaxed one.
+  auto count_of = [&](const std::string& series) {
+    auto at = metrics.find(series + " ");
+    REQUIRE(at != std::string::npos);
+    return std::stod(metrics.substr(at + series.size() + 1));
+  };
+  auto searches = count_of("transitd_feed_plans_total{feed=\"nyc\"}");
+  CHECK(searches >= 1);
+  CHECK(searches <= 2);
+  CHECK(count_of("transitd_feed_plan_seconds_total{feed=\"nyc\"}") > 0);
+  CHECK_THAT(metrics,
+             Catch::Contains("transitd_feed_cancelled_plans_total{feed=\"nyc\"}"));
 }
 
 TEST_CASE("e2e feed beside Digitransit: each id and area to its provider",

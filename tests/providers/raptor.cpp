@@ -344,3 +344,21 @@ TEST_CASE("RAPTOR: more journeys come from later departures", "[raptor]") {
   REQUIRE(one.size() == 1);
   CHECK(one[0].arrival == at(8, 30));
 }
+
+TEST_CASE("RAPTOR: a set stop flag ends the search early", "[raptor]") {
+  auto tt = load_files(two_lines(""));
+  raptor router{*tt};
+  std::atomic<bool> stop{false};
+  auto rq = a_to_e();
+  rq.stop = &stop;
+  // Down, the flag changes nothing.
+  CHECK(router.route(rq).size() == 1);
+  CHECK(plan_journeys(router, rq, 3).size() == 1);
+  // Up, no round runs (the caller drops what it would have had).
+  stop = true;
+  CHECK(router.route(rq).empty());
+  CHECK(plan_journeys(router, rq, 3).empty());
+  // The router stays usable for the next search.
+  rq.stop = nullptr;
+  CHECK(router.route(rq).size() == 1);
+}

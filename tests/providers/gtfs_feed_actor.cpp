@@ -1,0 +1,150 @@
+// FEED's search flags: a cancel_call stops a search in flight in one of
+// its routers (on the deterministic scheduler), and only ids in flight are
+// held.
+
+#include "providers/gtfs_feed_actor.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "support/deterministic.hpp"
+
+using namespace transitd;
+
+namespace {
+
+/// A line A-B in Helsinki, 08:00 to 08:10 every day of 2026.
+std::shared_ptr<const gtfs::timetable> one_line() {
+  std::vector<std::unique_ptr<gtfs::feed_files>> sources;
+  sources.push_back(gtfs::in_memory_feed({
+    {"agency.txt", "agency_name,agency_url,agency_timezone\n"
+                   "A,http://a.example,Europe/Helsinki\n"},
+    {"stops.txt", "stop_id,stop_name,stop_lat,stop_lon\n"
+                  "A,A,60.100,24.900\n"
+                  "B,B,60.150,24.900\n"},
+    {"routes.txt", "route_id,route_short_name,route_type\n1,1,3\n"},
+    {"trips.txt", "route_id,service_id,trip_id\n1,S,x\n"},
+    {"stop_times.txt", "trip_id,arrival_time,departure_time,stop_id,"
+                       "stop_sequence\n"
+                       "x,08:00:00,08:00:00,A,1\n"
+                       "x,08:10:00,08:10:00,B,2\n"},
+    {"calendar.txt", "service_id,monday,tuesday,wednesday,thursday,friday,"
+                     "saturday,sunday,start_date,end_date\n"
+                     "S,1,1,1,1,1,1,1,20260101,20261231\n"},
+  }));
+  auto tt = gtfs::load_timetable("t", std::move(sources));
+  if (!tt)
+    FAIL(tt.error().message);
+  return *tt;
+}
+
+trip_plan_query a_to_b(std::string id) {
+  trip_plan_query q;
+  q.from = {60.100, 24.900};
+  q.to = {60.150, 24.900};
+  q.time = 1781064000; // 2026-06-10 07:00 in Helsinki
+  q.context.correlation_id = std::move(id);
+  return q;
+}
+
+struct fixture : test::deterministic_fixture {
+  fixture() {
+    gtfs_feed_options options;
+    options.name = "t";
+    options.preloaded = one_line();
+    options.routers = 1;
+    slot = std::make_shared<feed_slot>("t");
+    feed = spawn_gtfs_feed(sys, options, slot);
+    sched.run();
+  }
+  ~fixture() {
+    caf::anon_send_exit(feed, caf::exit_reason::user_shutdown);
+    sched.run();
+  }
+
+  caf::expected<trip_plans> answer() {
+    caf::expected<trip_plans> out{caf::error{}};
+    self->receive([&](trip_plans& plans) { out = std::move(plans); },
+                  [&](caf::error& err) { out = std::move(err); });
+    return out;
+  }
+
+  int64_t cancelled_plans() {
+    self->send(feed, get_counters{});
+    sched.run();
+    int64_t n = -1;
+    self->receive([&](counters& c) {
+      for (const auto& [name, value] : c.values)
+        if (name == "feed.t.cancelled_plans")
+          n = value;
+    });
+    return n;
+  }
+
+  std::shared_ptr<feed_slot> slot;
+  feed_actor feed;
+};
+
+} // namespace
+
+TEST_CASE("search flags: held only while a search is in flight",
+          "[gtfs][feed]") {
+  search_flags flags;
+  // An empty id cannot be cancelled.
+  CHECK(flags.open("") == nullptr);
+  CHECK(flags.in_flight() == 0);
+  auto a = flags.open("a");
+  REQUIRE(a);
+  CHECK_FALSE(a->load());
+  // Two searches of one id share a flag, and both stop.
+  auto again = flags.open("a");
+  CHECK(again == a);
+  CHECK(flags.find("a") == a);
+  CHECK(flags.cancel("a"));
+  CHECK(a->load());
+  flags.close("a");
+  CHECK(flags.in_flight() == 1);
+  flags.close("a");
+  CHECK(flags.in_flight() == 0);
+  CHECK(flags.find("a") == nullptr);
+  // A cancel for a finished (or unknown) search holds nothing.
+  CHECK_FALSE(flags.cancel("a"));
+  CHECK(flags.in_flight() == 0);
+  // An id opened anew starts down.
+  auto b = flags.open("a");
+  CHECK_FALSE(b->load());
+}
+
+TEST_CASE_METHOD(fixture,
+                 "FEED: a cancel reaching a search in flight stops it",
+                 "[gtfs][feed][actor]") {
+  self->send(feed, a_to_b("c1"));
+  sched.run_once(); // FEED hands the query to its router
+  self->send(feed, cancel_call{"c1"});
+  // FEED reads the cancel before the router starts the search.
+  REQUIRE(sched.prioritize(feed));
+  sched.run_once();
+  sched.run();
+  auto out = answer();
+  REQUIRE_FALSE(out);
+  CHECK(to_failure(out.error()).code == ec::cancelled);
+  CHECK(cancelled_plans() == 1);
+}
+
+TEST_CASE_METHOD(fixture, "FEED: a cancel after the answer changes nothing",
+                 "[gtfs][feed][actor]") {
+  self->send(feed, a_to_b("c2"));
+  sched.run();
+  auto out = answer();
+  REQUIRE(out);
+  REQUIRE(out->itineraries.size() == 1);
+  CHECK(out->itineraries[0].legs.size() == 1);
+  self->send(feed, cancel_call{"c2"});
+  sched.run();
+  CHECK(cancelled_plans() == 0);
+  // The same id asked again is not stopped by the late cancel.
+  self->send(feed, a_to_b("c2"));
+  sched.run();
+  auto again = answer();
+  REQUIRE(again);
+  CHECK(again->itineraries.size() == 1);
+}
