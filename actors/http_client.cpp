@@ -47,6 +47,11 @@ struct http_client_state {
   std::unordered_map<std::string, std::unique_ptr<httplib::Client>> clients;
   std::shared_ptr<http_abort> abort;
   std::size_t max_response_bytes = default_max_response_bytes;
+  http_client_clock clock;
+
+  std::chrono::steady_clock::time_point now() const {
+    return clock ? clock() : std::chrono::steady_clock::now();
+  }
 };
 
 httplib::Client& client_for(http_client_state& state,
@@ -85,7 +90,7 @@ outcome<http_response> attempt(http_client_state& state,
     if (!call.content_type.empty())
       request.headers.emplace("Content-Type", call.content_type);
   }
-  auto started = std::chrono::steady_clock::now();
+  auto started = state.now();
   // httplib bounds each wait for bytes, not the whole response nor its
   // size: an upstream trickling its body, or sending without end, is cut
   // off here.
@@ -98,7 +103,7 @@ outcome<http_response> attempt(http_client_state& state,
       cut_off = cut::too_large;
       return false;
     }
-    if (std::chrono::steady_clock::now() > deadline) {
+    if (state.now() > deadline) {
       cut_off = cut::too_slow;
       return false;
     }
@@ -109,7 +114,7 @@ outcome<http_response> attempt(http_client_state& state,
   auto result = client.send(request);
   state.abort->end();
   auto elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::steady_clock::now() - started)
+                      state.now() - started)
                       .count();
   if (!result) {
     auto reason = httplib::to_string(result.error());
@@ -146,9 +151,10 @@ outcome<http_response> attempt(http_client_state& state,
 http_client_actor::behavior_type
 http_client(http_client_actor::stateful_pointer<http_client_state> self,
             std::shared_ptr<http_abort> abort,
-            std::size_t max_response_bytes) {
+            std::size_t max_response_bytes, http_client_clock clock) {
   self->state.abort = std::move(abort);
   self->state.max_response_bytes = max_response_bytes;
+  self->state.clock = std::move(clock);
   return {
     [self](const http_call& call) -> caf::result<http_response> {
       try {
@@ -170,9 +176,11 @@ http_client(http_client_actor::stateful_pointer<http_client_state> self,
 } // namespace
 
 http_worker spawn_http_client(caf::actor_system& system,
-                              std::size_t max_response_bytes) {
+                              std::size_t max_response_bytes,
+                              http_client_clock clock) {
   auto abort = std::make_shared<http_abort>();
-  return {system.spawn<caf::detached>(http_client, abort, max_response_bytes),
+  return {system.spawn<caf::detached>(http_client, abort, max_response_bytes,
+                                      std::move(clock)),
           abort};
 }
 

@@ -5,7 +5,9 @@
 // makes exactly one attempt per message; retries, limits and the breaker
 // live in UPSTREAM_GATE, which owns the workers.
 
+#include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <mutex>
 
@@ -46,10 +48,15 @@ struct http_worker {
 /// answer is 0.1-2 MB); past it the attempt fails as UPSTREAM_ERROR.
 constexpr std::size_t default_max_response_bytes = 32 * 1024 * 1024;
 
+/// The clock an attempt's timeout as a whole runs on; empty: the steady
+/// clock. Tests pass one they move forward instead of sleeping.
+using http_client_clock = std::function<std::chrono::steady_clock::time_point()>;
+
 /// Spawns one detached HTTP client worker. Each attempt also ends at its
 /// timeout as a whole (httplib bounds only each wait for bytes).
 http_worker spawn_http_client(
   caf::actor_system& system,
-  std::size_t max_response_bytes = default_max_response_bytes);
+  std::size_t max_response_bytes = default_max_response_bytes,
+  http_client_clock clock = {});
 
 } // namespace transitd

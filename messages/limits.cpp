@@ -7,6 +7,12 @@ namespace transitd {
 
 namespace {
 
+/// How every bounds message names its field, over MCP or from an actor
+/// rule: `field "constraints.maxTransfers"`.
+std::string named(std::string_view field) {
+  return "field \"" + std::string{field} + "\"";
+}
+
 std::string plain(double value) {
   std::ostringstream out;
   out << value;
@@ -26,7 +32,7 @@ std::optional<failure> check_range(std::string_view field, int64_t value,
                    : "between " + std::to_string(range.min) + " and "
                        + std::to_string(range.max) + unit;
   return make_failure(ec::validation_error,
-                      std::string{field} + " must be " + allowed + ", got "
+                      named(field) + " must be " + allowed + ", got "
                         + std::to_string(value));
 }
 
@@ -35,7 +41,7 @@ std::optional<failure> check_range(std::string_view field, double value,
   if (std::isfinite(value) && value >= range.min && value <= range.max)
     return std::nullopt;
   return make_failure(ec::validation_error,
-                      std::string{field} + " must be between "
+                      named(field) + " must be between "
                         + plain(range.min) + " and " + plain(range.max)
                         + ", got " + plain(value));
 }
@@ -46,7 +52,7 @@ std::optional<failure> check_length(std::string_view field,
   auto n = utf8_length(text);
   if (n >= range.min && n <= range.max)
     return std::nullopt;
-  auto message = std::string{field} + " must be ";
+  auto message = named(field) + " must be ";
   if (n == 0 && range.min == 1)
     message += "non-empty";
   else if (range.max == length_range::unbounded)
@@ -68,7 +74,7 @@ std::optional<failure> check_choice(std::string_view field,
   for (std::size_t i = 0; i < choices.size(); ++i)
     list += (i == 0 ? "" : ", ") + choices[i];
   return make_failure(ec::validation_error,
-                      std::string{field} + " must be one of " + list
+                      named(field) + " must be one of " + list
                         + "; got \"" + std::string{value} + "\"");
 }
 

@@ -3,7 +3,8 @@
 // (transport) derives its JSON Schema and argument checks from them, the
 // request structs take their defaults from them, and the actors' rules
 // check them again for callers that bypass MCP (an embedding application).
-// The checks name the field and say what is allowed.
+// The checks name the field (`field "limit"`, the same words over MCP and
+// from an actor rule) and say what is allowed.
 
 #include <array>
 #include <climits>

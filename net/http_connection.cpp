@@ -112,6 +112,11 @@ void deferred_reply::wake() const {
   [[maybe_unused]] auto n = ::write(wake_fd_, &one, sizeof(one));
 }
 
+bool deferred_reply::owner_waiting() {
+  std::lock_guard<std::mutex> lock{mutex_};
+  return owner_waiting_;
+}
+
 void deferred_reply::deliver(int status, std::string_view content_type,
                              const header_list& headers,
                              std::string_view body) {

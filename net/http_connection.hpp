@@ -64,6 +64,10 @@ public:
   void deliver(int status, std::string_view content_type,
                const header_list& headers, std::string_view body);
 
+  /// Whether the connection's thread is blocked waiting for this reply
+  /// (a delivery then wakes it). Lets a test deliver while it waits.
+  bool owner_waiting();
+
 private:
   friend class http_connection;
   enum class state { pending, sent, handed_back, abandoned };

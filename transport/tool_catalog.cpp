@@ -374,13 +374,13 @@ std::optional<std::string> field::check(const json::value& value,
       if (!text_length)
         return std::nullopt;
       return from(check_length(
-        quoted(path),
+        path,
         trim ? trim_space(value.get_string()) : value.get_string(),
         *text_length));
     case kind::choice:
       if (!value.is_string())
         return wrong("a string");
-      return from(check_choice(quoted(path), value.get_string(), choices));
+      return from(check_choice(path, value.get_string(), choices));
     case kind::integer: {
       int64_t n = 0;
       if (value.is_int64()) {
@@ -402,12 +402,12 @@ std::optional<std::string> field::check(const json::value& value,
       // (geocode size, D10), and it must fit the request's int32.
       if (ints.max == int_range::unbounded)
         n = std::min<int64_t>(n, int_range::unbounded);
-      return from(check_range(quoted(path), n, ints));
+      return from(check_range(path, n, ints));
     }
     case kind::number: {
       if (!value.is_number())
         return wrong("a number");
-      return from(check_range(quoted(path), value.to_number<double>(), reals));
+      return from(check_range(path, value.to_number<double>(), reals));
     }
     case kind::boolean:
       if (!value.is_bool())
@@ -445,7 +445,7 @@ std::optional<std::string> field::check(const json::value& value,
       const auto* option = find_alternative(alternatives,
                                             tag_value->get_string());
       if (option == nullptr)
-        return from(check_choice(quoted(tag_path), tag_value->get_string(),
+        return from(check_choice(tag_path, tag_value->get_string(),
                                  tags_of(alternatives)));
       return check_members(option->members, object, path, tag);
     }

@@ -17,6 +17,7 @@
 
 #include "messages/caf_glue.hpp"
 #include "messages/error.hpp"
+#include "support/moving_clock.hpp"
 
 using namespace transitd;
 using namespace std::chrono_literals;
@@ -29,6 +30,8 @@ struct local_server {
   std::thread thread;
   int port = 0;
   std::atomic<bool> stopping{false};
+  /// The clock of the clients under test (see /trickle).
+  test::moving_clock clock;
 
   local_server() {
     server.Post("/echo", [](const httplib::Request& req,
@@ -39,17 +42,18 @@ struct local_server {
     server.Get("/big", [](const httplib::Request&, httplib::Response& res) {
       res.set_content(std::string(4096, 'b'), "application/json");
     });
-    // One byte every 100 ms, each wait well inside the read timeout, for
-    // 20 s unless the client goes.
+    // One byte at a time without end: each byte moves the client's clock
+    // 100 ms on (an upstream sending a byte every 100 ms, each wait well
+    // inside the read timeout), until the client goes.
     server.Get("/trickle", [this](const httplib::Request&,
                                   httplib::Response& res) {
       res.set_chunked_content_provider(
         "application/json", [this](std::size_t offset, httplib::DataSink& sink) {
-          if (stopping || offset >= 200 || !sink.is_writable()) {
+          if (stopping || offset >= 100000 || !sink.is_writable()) {
             sink.done();
             return true;
           }
-          std::this_thread::sleep_for(100ms);
+          clock.advance(100ms);
           return sink.write("t", 1);
         });
     });
@@ -134,9 +138,15 @@ TEST_CASE_METHOD(client_fixture,
                  "http_client: an upstream trickling its body is cut off at "
                  "the attempt's timeout",
                  "[http_client][actor][timeout]") {
-  auto worker = spawn_http_client(*sys);
-  // Each byte comes within the 1-s read timeout; all 200 would take 20 s.
+  auto worker = spawn_http_client(*sys, default_max_response_bytes,
+                                  upstream.clock.function());
+  // Each byte comes within the 1-s read timeout, and the body never ends:
+  // on the client's clock, the attempt's 1 s runs out after about ten.
   auto r = send(worker, call("GET", "/trickle"));
   REQUIRE_FALSE(r);
   CHECK(to_failure(r.error()).code == ec::upstream_timeout);
+  CHECK_THAT(to_failure(r.error()).message,
+             Catch::Contains("did not answer within 1000 ms"));
+  // (Without the attempt's own deadline the body would end after 100,000
+  // bytes, well within the size cap, and the call succeed.)
 }

@@ -234,14 +234,15 @@ namespace {
 
 const std::string keep_alive = "timeout=5, max=100";
 
-/// Delivers `body` as a 200 application/json reply from another thread,
-/// after `delay`.
+/// Delivers `body` as a 200 application/json reply from another thread;
+/// with `when_waited_for`, only once the connection's thread is blocked
+/// waiting for it (so that the delivery must wake it).
 std::thread deliver_later(std::shared_ptr<deferred_reply> reply,
-                          std::string body,
-                          std::chrono::milliseconds delay = 0ms) {
+                          std::string body, bool when_waited_for = false) {
   return std::thread{[reply = std::move(reply), body = std::move(body),
-                      delay] {
-    std::this_thread::sleep_for(delay);
+                      when_waited_for] {
+    while (when_waited_for && !reply->owner_waiting())
+      std::this_thread::yield();
     reply->deliver(200, "application/json", {{"Mcp-Session-Id", "s1"}},
                    body);
   }};
@@ -314,7 +315,10 @@ TEST_CASE("a pipelined request waits until the deferred reply before it is "
   s.send("GET /b HTTP/1.1\r\n\r\n");
   std::atomic<bool> delivered{false};
   std::thread later{[&] {
-    std::this_thread::sleep_for(200ms);
+    // Once the connection waits for this reply, the pipelined request
+    // already seen.
+    while (!reply->owner_waiting())
+      std::this_thread::yield();
     delivered = true;
     reply->deliver(200, "text/plain", {}, "first");
   }};
@@ -391,7 +395,7 @@ TEST_CASE("a deferred reply that ends the connection says so and goes out "
     // Either the client asked to close, or it is the connection's last
     // request.
     auto reply = defer_request(c, !last, last);
-    auto later = deliver_later(reply, "bye", 100ms);
+    auto later = deliver_later(reply, "bye", true);
     CHECK(c.settle());
     later.join();
     auto out = s.pending();
@@ -424,7 +428,7 @@ TEST_CASE("after a deferred reply the keep-alive wait runs, and the stop "
     REQUIRE(::write(stop, &one, sizeof(one)) == sizeof(one));
     // Stopping while the reply is pending: it still goes out, then the
     // hour of keep-alive is cut short.
-    auto later = deliver_later(reply, "{}", 200ms);
+    auto later = deliver_later(reply, "{}", true);
     CHECK_FALSE(c.await_request(std::chrono::hours{1}));
     later.join();
     CHECK_FALSE(abandoned);

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "actors/trip_rules.hpp"
+#include "transport/plan_json.hpp"
 #include "transport/tool_list.hpp"
 
 namespace json = boost::json;
@@ -373,4 +375,37 @@ TEST_CASE("every tool enforces exactly the bounds its schema shows",
   // windowMinutes, limit (x2), radius, maxResults, size,
   // maxWalkingDistance, maxTransfers.
   CHECK(bounds_checked == 8);
+}
+
+TEST_CASE("a bad value is worded alike over MCP and by the actor rule an "
+          "embedding application meets",
+          "[mcp][contract]") {
+  auto args = boost::json::parse(
+                R"({"origin":{"type":"coords","value":{"lat":60.17,"lon":24.94}},
+                    "destination":{"type":"coords","value":{"lat":60.2,"lon":24.9}},
+                    "limit":0})")
+                .as_object();
+  auto over_mcp = mcp::parse_plan_trip(args);
+  REQUIRE_FALSE(over_mcp);
+  CHECK(over_mcp.error().message == R"(field "limit" must be between 1 and 3, got 0)");
+  plan_trip_request direct;
+  direct.origin.type = direct.destination.type = location_input::kind::coords;
+  direct.origin.position = {60.17, 24.94};
+  direct.destination.position = {60.2, 24.9};
+  direct.limit = 0;
+  auto by_rule = validate(direct);
+  REQUIRE(by_rule);
+  CHECK(by_rule->code == ec::validation_error);
+  CHECK(by_rule->message == over_mcp.error().message);
+  // Nested fields too, and a choice.
+  args["limit"] = 2;
+  args["constraints"] = {{"maxTransfers", 9}};
+  auto nested = mcp::parse_plan_trip(args);
+  REQUIRE_FALSE(nested);
+  direct.limit = 2;
+  direct.constraints.max_transfers = 9;
+  REQUIRE(validate(direct));
+  CHECK(validate(direct)->message == nested.error().message);
+  CHECK_THAT(nested.error().message,
+             Catch::StartsWith(R"(field "constraints.maxTransfers" must be)"));
 }
