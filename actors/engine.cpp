@@ -199,13 +199,15 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
                                         london);
 
   tool_router_targets targets;
-  targets.departures_board = result.departures_board;
-  targets.stop_finder = result.stop_finder;
-  targets.address_geocoder = result.address_geocoder;
-  targets.trip_planner = result.trip_planner;
-  targets.station_toilets = result.station_toilets;
-  targets.london_journeys = result.london_journeys;
-  targets.variable_store = result.variable_store;
+  targets.serve<get_departures_request>(result.departures_board);
+  targets.serve<find_stops_request>(result.stop_finder);
+  targets.serve<geocode_request>(result.address_geocoder);
+  targets.serve<plan_trip_request>(result.trip_planner);
+  targets.serve<station_toilets_request>(result.station_toilets);
+  targets.serve<journey_plan_request>(result.london_journeys);
+  targets.serve<save_variable_request>(result.variable_store);
+  targets.serve<get_variables_request>(result.variable_store);
+  targets.serve<delete_variable_request>(result.variable_store);
   targets.limiter = result.limiter;
   targets.cancel_listeners = {result.timetable_cache, result.geocoding_cache};
   targets.cancel_listeners.insert(targets.cancel_listeners.end(),

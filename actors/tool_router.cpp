@@ -41,12 +41,18 @@ namespace {
 using router_pointer
   = tool_router_actor::stateful_pointer<tool_router_state>;
 
-/// Stamps the call, then delegates it, after a permit when the tool is
-/// limited. A refused permit is rate-limited with retryAfter in seconds.
-template <class Reply, class Target, class Request>
-caf::result<Reply> route(router_pointer self, const Target& target,
-                         Request& request) {
+/// Stamps the call, then delegates it to the tool's actor, after a permit
+/// when the tool is limited. A refused permit is rate-limited with
+/// retryAfter in seconds.
+template <class Request, class Reply = tool_reply_t<Request>>
+caf::result<Reply> route(router_pointer self, Request& request) {
   auto& t = self->state.targets;
+  auto actor = t.tool_actors.find(tool_of<Request>());
+  if (actor == t.tool_actors.end() || !actor->second)
+    return make_error(ec::internal_error,
+                      std::string{"no actor serves "} + typeid(Request).name(),
+                      "the engine's wiring misses a tool actor");
+  auto target = caf::actor_cast<tool_actor_of<Request>>(actor->second);
   auto it = t.tools.find(tool_of<Request>());
   const tool_settings* settings = it != t.tools.end() ? &it->second
                                                       : nullptr;
@@ -78,46 +84,37 @@ caf::result<Reply> route(router_pointer self, const Target& target,
   return rp;
 }
 
+/// One handler per signature of TOOL_ROUTER's interface: a tool request
+/// is routed; cancel_call goes to every listener.
+template <class Request, class Reply>
+auto handler(router_pointer self,
+             caf::typed_mpi<caf::detail::type_list<Request>,
+                            caf::output_tuple<Reply>>*) {
+  return [self](Request& r) -> caf::result<Reply> { return route(self, r); };
+}
+
+auto handler(router_pointer self,
+             caf::typed_mpi<caf::detail::type_list<cancel_call>,
+                            caf::output_tuple<void>>*) {
+  return [self](const cancel_call& request) {
+    for (const auto& listener : self->state.targets.cancel_listeners)
+      self->send(listener, request);
+  };
+}
+
+template <class... Signatures>
+tool_router_actor::behavior_type
+handlers(router_pointer self, caf::detail::type_list<Signatures...>) {
+  return {handler(self, static_cast<Signatures*>(nullptr))...};
+}
+
 } // namespace
 
 tool_router_actor::behavior_type
 tool_router(tool_router_actor::stateful_pointer<tool_router_state> self,
             tool_router_targets targets) {
   self->state.targets = std::move(targets);
-  auto& t = self->state.targets;
-  return {
-    [self, &t](get_departures_request& r) {
-      return route<get_departures_reply>(self, t.departures_board, r);
-    },
-    [self, &t](find_stops_request& r) {
-      return route<find_stops_reply>(self, t.stop_finder, r);
-    },
-    [self, &t](geocode_request& r) {
-      return route<geocode_reply>(self, t.address_geocoder, r);
-    },
-    [self, &t](plan_trip_request& r) {
-      return route<plan_trip_reply>(self, t.trip_planner, r);
-    },
-    [self, &t](station_toilets_request& r) {
-      return route<station_toilets_reply>(self, t.station_toilets, r);
-    },
-    [self, &t](journey_plan_request& r) {
-      return route<journey_plan_reply>(self, t.london_journeys, r);
-    },
-    [self, &t](save_variable_request& r) {
-      return route<save_variable_reply>(self, t.variable_store, r);
-    },
-    [self, &t](get_variables_request& r) {
-      return route<get_variables_reply>(self, t.variable_store, r);
-    },
-    [self, &t](delete_variable_request& r) {
-      return route<delete_variable_reply>(self, t.variable_store, r);
-    },
-    [self](const cancel_call& request) {
-      for (const auto& listener : self->state.targets.cancel_listeners)
-        self->send(listener, request);
-    },
-  };
+  return handlers(self, tool_router_actor::signatures{});
 }
 
 } // namespace transitd

@@ -10,6 +10,11 @@
 #include <typeindex>
 #include <vector>
 
+#include <caf/actor.hpp>
+#include <caf/actor_cast.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+
 #include "actors/rate_limiter.hpp"
 #include "messages/interfaces.hpp"
 
@@ -42,15 +47,44 @@ std::string tool_limit_key(std::type_index tool, const tool_settings& settings);
 /// RATE_LIMITER's limits for the tools with a tps.
 std::vector<rate_limit> tool_limits(const tool_settings_map& tools);
 
+/// The reply TOOL_ROUTER's interface promises for `Request`.
+template <class Request, class Signatures = tool_router_actor::signatures>
+struct tool_reply;
+
+template <class Request, class Reply, class... Rest>
+struct tool_reply<Request,
+                  caf::detail::type_list<
+                    caf::typed_mpi<caf::detail::type_list<Request>,
+                                   caf::output_tuple<Reply>>,
+                    Rest...>> {
+  using type = Reply;
+};
+
+template <class Request, class Other, class... Rest>
+struct tool_reply<Request, caf::detail::type_list<Other, Rest...>>
+  : tool_reply<Request, caf::detail::type_list<Rest...>> {};
+
+template <class Request>
+using tool_reply_t = typename tool_reply<Request>::type;
+
+/// The handle of the actor that answers `Request` for TOOL_ROUTER.
+template <class Request>
+using tool_actor_of
+  = caf::typed_actor<typename caf::replies_to<Request>::template with<
+    tool_reply_t<Request>>>;
+
 /// Who TOOL_ROUTER talks to, and its per-tool settings.
 struct tool_router_targets {
-  departures_board_actor departures_board;
-  stop_finder_actor stop_finder;
-  address_geocoder_actor address_geocoder;
-  trip_planner_actor trip_planner;
-  station_toilets_actor station_toilets;
-  london_journey_actor london_journeys;
-  variable_store_actor variable_store;
+  /// The actor that answers each tool, by request type: `serve` checks at
+  /// compile time that it answers the request with the router's reply.
+  /// Every request in TOOL_ROUTER's interface needs one (a call for a tool
+  /// without is an internal error naming it).
+  template <class Request, class Handle>
+  void serve(const Handle& handle) {
+    tool_actor_of<Request> answers = handle;
+    tool_actors[tool_of<Request>()] = caf::actor_cast<caf::actor>(answers);
+  }
+  std::map<std::type_index, caf::actor> tool_actors;
   /// Inbound limits; asked only for tools whose settings have a tps.
   rate_limiter_actor limiter;
   /// Told about every cancel_call.

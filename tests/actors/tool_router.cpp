@@ -99,13 +99,16 @@ variable_store_actor::behavior_type empty_store() {
 tool_router_targets targets(caf::actor_system& sys,
                             tool_settings_map tools = {}) {
   tool_router_targets t;
-  t.departures_board = sys.spawn(echo_board);
-  t.stop_finder = sys.spawn(echo_finder);
-  t.address_geocoder = sys.spawn(echo_geocoder);
-  t.trip_planner = sys.spawn(echo_planner);
-  t.station_toilets = sys.spawn(echo_toilets);
-  t.london_journeys = sys.spawn(echo_journeys);
-  t.variable_store = sys.spawn(empty_store);
+  t.serve<get_departures_request>(sys.spawn(echo_board));
+  t.serve<find_stops_request>(sys.spawn(echo_finder));
+  t.serve<geocode_request>(sys.spawn(echo_geocoder));
+  t.serve<plan_trip_request>(sys.spawn(echo_planner));
+  t.serve<station_toilets_request>(sys.spawn(echo_toilets));
+  t.serve<journey_plan_request>(sys.spawn(echo_journeys));
+  auto store = sys.spawn(empty_store);
+  t.serve<save_variable_request>(store);
+  t.serve<get_variables_request>(store);
+  t.serve<delete_variable_request>(store);
   t.limiter = sys.spawn(rate_limiter, tool_limits(tools));
   t.tools = std::move(tools);
   return t;
@@ -191,22 +194,22 @@ TEST_CASE_METHOD(test::deterministic_fixture,
   t.default_timeout_ms = 10000;
   t.tools = {{tool_of<plan_trip_request>(), {"trips", 8000, 0}}};
   // Echo the deadline through a planner that reports it.
-  t.trip_planner = sys.spawn([]() -> trip_planner_actor::behavior_type {
+  t.serve<plan_trip_request>(sys.spawn([]() -> trip_planner_actor::behavior_type {
     return {[](const plan_trip_request& r) {
       plan_trip_reply reply;
       reply.correlation_id = std::to_string(r.context.deadline_ms
                                             - r.context.received_ms);
       return reply;
     }};
-  });
-  t.departures_board = sys.spawn([]() -> departures_board_actor::behavior_type {
+  }));
+  t.serve<get_departures_request>(sys.spawn([]() -> departures_board_actor::behavior_type {
     return {[](const get_departures_request& r) {
       get_departures_reply reply;
       reply.correlation_id = std::to_string(r.context.deadline_ms
                                             - r.context.received_ms);
       return reply;
     }};
-  });
+  }));
   auto router = sys.spawn(tool_router, t);
   self->send(router, plan_trip_request{});
   sched.run();
@@ -273,4 +276,24 @@ TEST_CASE_METHOD(test::deterministic_fixture,
   sched.run();
   CHECK(*a == std::vector<std::string>{"c-1"});
   CHECK(*b == std::vector<std::string>{"c-1"});
+}
+
+TEST_CASE_METHOD(test::deterministic_fixture,
+                 "a tool the engine wired no actor for is an internal error, "
+                 "not a hang",
+                 "[tool_router][actor]") {
+  auto t = targets(sys);
+  t.tool_actors.erase(tool_of<find_stops_request>());
+  auto router = sys.spawn(tool_router, t);
+  self->send(router, find_stops_request{});
+  sched.run();
+  bool failed = false;
+  self->receive([](find_stops_reply&) {},
+                [&](caf::error& err) {
+                  failed = true;
+                  CHECK(to_failure(err).code == ec::internal_error);
+                  CHECK_THAT(to_failure(err).message,
+                             Catch::Contains("find_stops_request"));
+                });
+  CHECK(failed);
 }
