@@ -1,5 +1,7 @@
 #include "actors/engine.hpp"
 
+#include <stdexcept>
+
 #include <caf/actor_system.hpp>
 #include <caf/exit_reason.hpp>
 #include <caf/send.hpp>
@@ -212,8 +214,18 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   targets.cancel_listeners = {result.timetable_cache, result.geocoding_cache};
   targets.cancel_listeners.insert(targets.cancel_listeners.end(),
                                   all_gates.begin(), all_gates.end());
+  // A feed's searches run in the engine: a cancelled call stops them too.
+  targets.cancel_listeners.insert(targets.cancel_listeners.end(),
+                                  result.feeds.begin(), result.feeds.end());
   targets.tools = config.tools;
   targets.default_timeout_ms = config.tool_timeout_ms;
+  if (auto missing = unserved_tools(targets); !missing.empty()) {
+    std::string names;
+    for (const auto& name : missing)
+      names += (names.empty() ? "" : ", ") + name;
+    throw std::logic_error("the engine serves no actor for " + names
+                           + ": add targets.serve<Request>(actor)");
+  }
   result.router = system.spawn(tool_router, std::move(targets));
   return result;
 }

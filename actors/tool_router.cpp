@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include <boost/core/demangle.hpp>
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
@@ -36,6 +37,40 @@ std::vector<rate_limit> tool_limits(const tool_settings_map& tools) {
   return limits;
 }
 
+std::string tool_type_name(std::type_index tool) {
+  return boost::core::demangle(tool.name());
+}
+
+namespace {
+
+template <class Request, class Reply>
+void add_unserved(const tool_router_targets& t, std::vector<std::string>& out,
+                  caf::typed_mpi<caf::detail::type_list<Request>,
+                                 caf::output_tuple<Reply>>*) {
+  auto it = t.tool_actors.find(tool_of<Request>());
+  if (it == t.tool_actors.end() || !it->second)
+    out.push_back(tool_type_name(tool_of<Request>()));
+}
+
+void add_unserved(const tool_router_targets&, std::vector<std::string>&,
+                  caf::typed_mpi<caf::detail::type_list<cancel_call>,
+                                 caf::output_tuple<void>>*) {
+}
+
+template <class... Signatures>
+std::vector<std::string> unserved(const tool_router_targets& t,
+                                  caf::detail::type_list<Signatures...>) {
+  std::vector<std::string> out;
+  (add_unserved(t, out, static_cast<Signatures*>(nullptr)), ...);
+  return out;
+}
+
+} // namespace
+
+std::vector<std::string> unserved_tools(const tool_router_targets& targets) {
+  return unserved(targets, tool_router_actor::signatures{});
+}
+
 namespace {
 
 using router_pointer
@@ -50,7 +85,8 @@ caf::result<Reply> route(router_pointer self, Request& request) {
   auto actor = t.tool_actors.find(tool_of<Request>());
   if (actor == t.tool_actors.end() || !actor->second)
     return make_error(ec::internal_error,
-                      std::string{"no actor serves "} + typeid(Request).name(),
+                      "no actor serves "
+                        + tool_type_name(tool_of<Request>()),
                       "the engine's wiring misses a tool actor");
   auto target = caf::actor_cast<tool_actor_of<Request>>(actor->second);
   auto it = t.tools.find(tool_of<Request>());

@@ -95,6 +95,13 @@ struct tool_router_targets {
   int32_t default_timeout_ms = 10000;
 };
 
+/// The requests of TOOL_ROUTER's interface that `targets` has no actor
+/// for (readable type names); the engine refuses to start with any.
+std::vector<std::string> unserved_tools(const tool_router_targets& targets);
+
+/// A request type's readable name ("transitd::find_stops_request").
+std::string tool_type_name(std::type_index tool);
+
 struct tool_router_state {
   static inline const char* name = "tool_router";
   tool_router_targets targets;

@@ -44,6 +44,7 @@ feed_status feed_slot::status() const {
   auto status = status_;
   status.plans = plans_.load(std::memory_order_relaxed);
   status.plan_us = plan_us_.load(std::memory_order_relaxed);
+  status.stopped_plans = stopped_plans_.load(std::memory_order_relaxed);
   return status;
 }
 
@@ -52,7 +53,9 @@ search_flags::flag search_flags::open(const std::string& id) {
     return nullptr;
   std::lock_guard<std::mutex> guard{mutex_};
   auto& e = flags_[id];
-  if (!e.stop)
+  // A search of a cancelled id still running keeps its own (set) flag; a
+  // new search under the same id starts with a fresh one.
+  if (!e.stop || e.stop->load(std::memory_order_relaxed))
     e.stop = std::make_shared<std::atomic<bool>>(false);
   ++e.searches;
   return e.stop;
@@ -73,11 +76,14 @@ void search_flags::close(const std::string& id) {
 
 bool search_flags::cancel(const std::string& id) {
   std::lock_guard<std::mutex> guard{mutex_};
-  auto i = flags_.find(id);
-  if (i == flags_.end())
-    return false;
-  i->second.stop->store(true, std::memory_order_relaxed);
-  return true;
+  bool any = false;
+  // The call's own searches and its sub-queries ("<id>:relaxed").
+  for (auto& [key, e] : flags_)
+    if (cancel_covers(id, key)) {
+      e.stop->store(true, std::memory_order_relaxed);
+      any = true;
+    }
+  return any;
 }
 
 std::size_t search_flags::in_flight() const {
@@ -183,11 +189,11 @@ feed_router_actor::behavior_type feed_router(
     [self](trip_plan_query& q) -> caf::result<trip_plans> {
       auto& st = self->state;
       // FEED opened the id; closed here whatever happens.
-      const auto& id = q.context.correlation_id;
+      auto id = q.context.correlation_id;
       auto stop = st.flags->find(id);
       struct closer {
         search_flags& flags;
-        const std::string& id;
+        const std::string id;
         ~closer() {
           flags.close(id);
         }
@@ -203,15 +209,17 @@ feed_router_actor::behavior_type feed_router(
         st.routed = tt;
       }
       auto answer = gtfs::plan_trips(*st.router, *tt, q, stop.get());
-      st.slot->count_plan(
-        std::chrono::duration_cast<std::chrono::microseconds>(
-          std::chrono::steady_clock::now() - started)
-          .count());
-      if (stop && stop->load())
+      if (stop && stop->load()) {
+        st.slot->count_stopped_plan();
         return to_error(make_failure(ec::cancelled,
                                      "the search was cancelled",
                                      "ask again if the answer is still "
                                      "needed"));
+      }
+      st.slot->count_plan(
+        std::chrono::duration_cast<std::chrono::microseconds>(
+          std::chrono::steady_clock::now() - started)
+          .count());
       return answer;
     },
   };
@@ -239,8 +247,6 @@ struct feed_state {
   std::vector<feed_router_actor> routers;
   std::shared_ptr<search_flags> flags = std::make_shared<search_flags>();
   std::size_t next_router = 0;
-  /// Searches a cancel_call reached while in flight.
-  int64_t cancelled = 0;
 };
 
 using feed_pointer = feed_actor::stateful_pointer<feed_state>;
@@ -329,8 +335,7 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
     [self](cancel_call& c) {
       // A search in flight stops at its next round (a plan_trip's relaxed
       // search once the primary answer made it moot).
-      if (self->state.flags->cancel(c.correlation_id))
-        ++self->state.cancelled;
+      self->state.flags->cancel(c.correlation_id);
     },
     [self](geocode_query& q) -> caf::result<geocode_candidates> {
       auto tt = self->state.slot->current();
@@ -354,7 +359,7 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
       c.add(prefix + "unchanged_checks", status.unchanged_checks);
       c.add(prefix + "plans", status.plans);
       c.add(prefix + "plan_us", status.plan_us);
-      c.add(prefix + "cancelled_plans", self->state.cancelled);
+      c.add(prefix + "cancelled_plans", status.stopped_plans);
       return c;
     },
     [self](feed_refresh) {

@@ -59,6 +59,8 @@ struct feed_status {
   /// (RAPTOR and the answer's legs, without the actor hops around them).
   int64_t plans = 0;
   int64_t plan_us = 0;
+  /// Searches stopped early (cancelled), counted in neither of those.
+  int64_t stopped_plans = 0;
 };
 
 /// The current snapshot of one feed, shared by the FEED actor, the
@@ -84,10 +86,15 @@ public:
     plans_.fetch_add(1, std::memory_order_relaxed);
     plan_us_.fetch_add(microseconds, std::memory_order_relaxed);
   }
+  /// Counts a search its stop flag ended early.
+  void count_stopped_plan() {
+    stopped_plans_.fetch_add(1, std::memory_order_relaxed);
+  }
 
 private:
   std::atomic<int64_t> plans_{0};
   std::atomic<int64_t> plan_us_{0};
+  std::atomic<int64_t> stopped_plans_{0};
   std::string name_;
   std::shared_ptr<const gtfs::timetable> timetable_;
   mutable std::mutex mutex_;
@@ -109,7 +116,9 @@ public:
   flag find(const std::string& id) const;
   /// Ends a search opened with `id`.
   void close(const std::string& id);
-  /// Sets the flag of every search of `id` in flight; false if none.
+  /// Sets the flag of every search in flight that cancelling the call `id`
+  /// covers (its own and its sub-queries', see cancel_covers); false if
+  /// none.
   bool cancel(const std::string& id);
   std::size_t in_flight() const;
 

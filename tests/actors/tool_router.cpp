@@ -283,7 +283,12 @@ TEST_CASE_METHOD(test::deterministic_fixture,
                  "not a hang",
                  "[tool_router][actor]") {
   auto t = targets(sys);
+  CHECK(unserved_tools(t).empty());
   t.tool_actors.erase(tool_of<find_stops_request>());
+  // Found before any call (the engine refuses to start with it)...
+  CHECK(unserved_tools(t)
+        == std::vector<std::string>{"transitd::find_stops_request"});
+  // ...and a router spawned anyway answers, never hangs.
   auto router = sys.spawn(tool_router, t);
   self->send(router, find_stops_request{});
   sched.run();
@@ -293,7 +298,7 @@ TEST_CASE_METHOD(test::deterministic_fixture,
                   failed = true;
                   CHECK(to_failure(err).code == ec::internal_error);
                   CHECK_THAT(to_failure(err).message,
-                             Catch::Contains("find_stops_request"));
+                             Catch::Contains("transitd::find_stops_request"));
                 });
   CHECK(failed);
 }

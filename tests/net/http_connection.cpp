@@ -234,6 +234,14 @@ namespace {
 
 const std::string keep_alive = "timeout=5, max=100";
 
+/// Returns once the connection's thread waits for `reply`; gives up after
+/// a generous 10 s (the test then fails on what follows, never hangs).
+void wait_until_waited_for(deferred_reply& reply) {
+  auto give_up = std::chrono::steady_clock::now() + 10s;
+  while (!reply.owner_waiting() && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::yield();
+}
+
 /// Delivers `body` as a 200 application/json reply from another thread;
 /// with `when_waited_for`, only once the connection's thread is blocked
 /// waiting for it (so that the delivery must wake it).
@@ -241,8 +249,8 @@ std::thread deliver_later(std::shared_ptr<deferred_reply> reply,
                           std::string body, bool when_waited_for = false) {
   return std::thread{[reply = std::move(reply), body = std::move(body),
                       when_waited_for] {
-    while (when_waited_for && !reply->owner_waiting())
-      std::this_thread::yield();
+    if (when_waited_for)
+      wait_until_waited_for(*reply);
     reply->deliver(200, "application/json", {{"Mcp-Session-Id", "s1"}},
                    body);
   }};
@@ -317,8 +325,7 @@ TEST_CASE("a pipelined request waits until the deferred reply before it is "
   std::thread later{[&] {
     // Once the connection waits for this reply, the pipelined request
     // already seen.
-    while (!reply->owner_waiting())
-      std::this_thread::yield();
+    wait_until_waited_for(*reply);
     delivered = true;
     reply->deliver(200, "text/plain", {}, "first");
   }};

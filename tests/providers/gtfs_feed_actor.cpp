@@ -112,6 +112,20 @@ TEST_CASE("search flags: held only while a search is in flight",
   // An id opened anew starts down.
   auto b = flags.open("a");
   CHECK_FALSE(b->load());
+  // Cancelling a call stops its sub-queries too, not a shared flight.
+  auto relaxed = flags.open("a:relaxed");
+  auto shared = flags.open("a:shared");
+  auto other = flags.open("ab");
+  CHECK(flags.cancel("a"));
+  CHECK(b->load());
+  CHECK(relaxed->load());
+  CHECK_FALSE(shared->load());
+  CHECK_FALSE(other->load());
+  // A new search under an id cancelled while still running starts down;
+  // the running one stays stopped.
+  auto fresh = flags.open("a");
+  CHECK_FALSE(fresh->load());
+  CHECK(b->load());
 }
 
 TEST_CASE_METHOD(fixture,
