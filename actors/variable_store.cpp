@@ -141,13 +141,61 @@ variable_database::variable_database(const std::string& path)
     ) WITHOUT ROWID;
   )sql";
   char* error = nullptr;
-  if (sqlite3_exec(impl_->db, setup, nullptr, nullptr, &error) != SQLITE_OK) {
+  auto run = [&](const char* sql, const char* what) {
+    if (sqlite3_exec(impl_->db, sql, nullptr, nullptr, &error) == SQLITE_OK)
+      return;
     std::string reason = error ? error : "unknown";
     sqlite3_free(error);
     sqlite3_close(impl_->db);
-    throw std::runtime_error("cannot initialise the variable store \"" + path
-                             + "\": " + reason);
-  }
+    impl_->db = nullptr;
+    throw std::runtime_error(std::string{"cannot "} + what
+                             + " the variable store \"" + path + "\": "
+                             + reason);
+  };
+  run(setup, "initialise");
+  // Versioned schema (PRAGMA user_version). Version 1 (D17 revised):
+  // without authentication every call's principal is `local`, so the
+  // variables of former MCP sessions ("session:ID") become `local`'s; where
+  // two sessions saved one key, the most recent wins. One transaction: a
+  // crash leaves the store at version 0, migrated again at the next start.
+  run(R"sql(
+    BEGIN IMMEDIATE;
+    CREATE TEMP TABLE IF NOT EXISTS migrate_v1 AS
+      SELECT * FROM user_variables WHERE 0;
+    INSERT INTO migrate_v1
+      SELECT * FROM user_variables
+      WHERE (SELECT user_version FROM pragma_user_version) < 1
+        AND principal LIKE 'session:%';
+    DELETE FROM user_variables
+      WHERE (SELECT user_version FROM pragma_user_version) < 1
+        AND principal LIKE 'session:%';
+    INSERT INTO user_variables
+      SELECT 'local', key, type, lat, lon, stop_id, name, address, updated_ms
+      FROM migrate_v1 AS m
+      WHERE updated_ms = (SELECT max(updated_ms) FROM migrate_v1
+                          WHERE key = m.key)
+      GROUP BY key
+    ON CONFLICT (principal, key) DO UPDATE SET
+      type = excluded.type, lat = excluded.lat, lon = excluded.lon,
+      stop_id = excluded.stop_id, name = excluded.name,
+      address = excluded.address, updated_ms = excluded.updated_ms
+      WHERE excluded.updated_ms > user_variables.updated_ms;
+    DROP TABLE migrate_v1;
+    PRAGMA user_version = 1;
+    COMMIT;
+  )sql", "migrate");
+}
+
+int variable_database::schema_version() {
+  sqlite3_stmt* statement = nullptr;
+  int version = -1;
+  if (sqlite3_prepare_v2(impl_->db, "PRAGMA user_version", -1, &statement,
+                         nullptr)
+        == SQLITE_OK
+      && sqlite3_step(statement) == SQLITE_ROW)
+    version = sqlite3_column_int(statement, 0);
+  sqlite3_finalize(statement);
+  return version;
 }
 
 variable_database::~variable_database() {

@@ -45,6 +45,8 @@ public:
        const std::optional<std::string>& key);
   outcome<bool> erase(const std::string& principal, const std::string& key);
   outcome<std::size_t> count(const std::string& principal);
+  /// The schema version (PRAGMA user_version) the store is at: 1.
+  int schema_version();
 
 private:
   struct impl;

@@ -15,6 +15,27 @@ namespace transitd {
 
 namespace {
 
+/// An OAuth issuer or resource URL: absolute https, or http on loopback
+/// (tests and local issuers); no query or fragment. What is wrong, or
+/// nullopt.
+std::optional<std::string> check_oauth_url(const std::string& url) {
+  auto where = split_url(url);
+  if (!where)
+    return where.error().message;
+  if (url.find_first_of("?#") != std::string::npos)
+    return "\"" + url + "\" must not have a query or fragment";
+  if (url.rfind("https://", 0) == 0)
+    return std::nullopt;
+  auto host = where->origin.substr(7); // after "http://"
+  host = host.substr(0, host.rfind(':') == std::string::npos
+                          || host.back() == ']'
+                          ? host.size()
+                          : host.rfind(':'));
+  if (is_loopback_address(host) || host == "localhost")
+    return std::nullopt;
+  return "\"" + url + "\" must be https (http only on loopback)";
+}
+
 // Flags are declared with CLI11 (Debian libcli11-dev): it parses
 // `--key value` and `--key=value`, converts and range-checks values, writes
 // --help, and names the flag in every error. A --config file holds the same
@@ -267,6 +288,16 @@ std::unique_ptr<CLI::App> make_app(daemon_config& cfg,
        "bearer tokens, one \"PRINCIPAL TOKEN\" line each; turns "
        "authentication on")
     ->check(not_empty("a file"));
+  hosts("oauth-issuer", cfg.oauth_issuers, "needs at least one issuer URL",
+        "comma-separated OAuth authorization servers (issuer URLs) whose "
+        "JWT access tokens are accepted; needs --oauth-resource");
+  text("oauth-resource", cfg.oauth_resource, "URL",
+       "this server's canonical URI (https://host/mcp): the audience of "
+       "OAuth tokens, named in /.well-known/oauth-protected-resource")
+    ->check(not_empty("a URL"));
+  app->add_flag("--stdio", cfg.stdio,
+                "speak MCP over standard input and output (one JSON-RPC "
+                "message per line; logs on standard error) instead of HTTP");
   app->add_flag("--insecure", cfg.insecure,
                 "allow a non-loopback --bind without authentication (warned "
                 "about)");
@@ -552,18 +583,30 @@ outcome<config_request> parse_config(const std::vector<std::string>& args,
       return bad("auth-tokens-file", tokens.error().message);
     cfg.tokens = std::make_shared<const token_table>(std::move(*tokens));
   }
+  if (cfg.oauth_issuers.empty() != cfg.oauth_resource.empty())
+    return bad(cfg.oauth_issuers.empty() ? "--oauth-resource"
+                                         : "--oauth-issuer",
+               "OAuth needs both --oauth-issuer and --oauth-resource");
+  for (const auto& issuer : cfg.oauth_issuers)
+    if (auto f = check_oauth_url(issuer))
+      return bad("--oauth-issuer", *f);
+  if (!cfg.oauth_resource.empty())
+    if (auto f = check_oauth_url(cfg.oauth_resource))
+      return bad("--oauth-resource", *f);
   if (cfg.tls_cert.empty() != cfg.tls_key.empty())
     return bad(cfg.tls_cert.empty() ? "--tls-key" : "--tls-cert",
                "TLS needs both --tls-cert and --tls-key");
   if (exposed_without_auth(cfg) && !cfg.insecure)
     return bad("--bind " + cfg.bind,
                "is reachable from other hosts: give --auth-tokens-file "
-               "FILE, or --insecure to serve without authentication");
+               "FILE or --oauth-issuer, or --insecure to serve without "
+               "authentication");
   return request;
 }
 
 bool exposed_without_auth(const daemon_config& cfg) {
-  return !cfg.tokens && !is_loopback_address(cfg.bind);
+  return !cfg.tokens && cfg.oauth_issuers.empty()
+         && !is_loopback_address(cfg.bind);
 }
 
 outcome<std::string> read_text_file(const std::string& path) {

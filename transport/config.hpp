@@ -44,6 +44,12 @@ struct daemon_config {
   /// Bearer tokens read from auth_tokens_file; null without one.
   std::string auth_tokens_file;
   std::shared_ptr<const token_table> tokens;
+  /// OAuth 2.1 resource server: the authorization servers whose JWT access
+  /// tokens are accepted, and this server's canonical URI (their audience).
+  std::vector<std::string> oauth_issuers;
+  std::string oauth_resource;
+  /// Speak MCP over standard input and output instead of HTTP.
+  bool stdio = false;
   /// Serve a non-loopback bind without authentication (warned about).
   bool insecure = false;
   /// Whether /metrics needs a bearer token when authentication is on.

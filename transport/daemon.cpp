@@ -243,6 +243,12 @@ void daemon::wire(const std::string& station_dir, bool routing_demo,
   endpoint_opts.allowed_hosts = cfg.allowed_hosts;
   endpoint_opts.allowed_origins = cfg.allowed_origins;
   endpoint_opts.tokens = cfg.tokens;
+  if (!cfg.oauth_issuers.empty()) {
+    oauth::options oauth_opts;
+    oauth_opts.issuers = cfg.oauth_issuers;
+    oauth_opts.resource = cfg.oauth_resource;
+    endpoint_opts.oauth = std::make_shared<oauth::validator>(oauth_opts);
+  }
   endpoint_opts.max_body_bytes = cfg.max_body_bytes;
   endpoint_opts.max_header_bytes = cfg.max_header_bytes;
   endpoint_opts.max_argument_bytes = cfg.max_argument_bytes;
@@ -291,6 +297,19 @@ void daemon::wire(const std::string& station_dir, bool routing_demo,
     return ops_->metrics(r);
   };
   routes.ready = [this](const mcp::http_request& r) { return ops_->ready(r); };
+  if (endpoint_opts.oauth) {
+    auto document
+      = mcp::json_reply(200, endpoint_opts.oauth->metadata());
+    document.headers.emplace_back("Cache-Control", "max-age=3600");
+    routes.resource_metadata = [document](const mcp::http_request&) {
+      return document;
+    };
+    const auto& resource = cfg.oauth_resource;
+    auto scheme_end = resource.find("://");
+    auto path_start = resource.find('/', scheme_end + 3);
+    if (path_start != std::string::npos)
+      routes.resource_path = resource.substr(path_start);
+  }
   server_ = std::make_unique<http_server>(server_opts, routes);
   port_ = server_->bind();
 }

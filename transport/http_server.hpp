@@ -61,6 +61,11 @@ struct http_routes {
   /// GET /metrics and GET /readyz.
   http_handler metrics;
   http_handler ready;
+  /// GET /.well-known/oauth-protected-resource (and the same with the
+  /// resource's path appended, RFC 9728): with OAuth on.
+  http_handler resource_metadata;
+  /// The resource's path ("/mcp") for the suffixed metadata route.
+  std::string resource_path;
 };
 
 class http_server {

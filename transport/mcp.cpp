@@ -247,27 +247,46 @@ endpoint::check_headers(const http_request& request) const {
 }
 
 std::optional<http_reply>
-endpoint::authenticate(const http_request& request,
-                       std::string& principal) const {
-  principal.clear();
-  if (!options_.tokens)
+endpoint::authenticate(const http_request& request, credentials& who) const {
+  who = credentials{};
+  if (!authenticating())
     return std::nullopt;
   auto token = bearer_token(request.header("authorization"));
-  std::optional<std::string> who;
-  if (token)
-    who = options_.tokens->principal_of(*token);
-  if (!who) {
-    auto reply = rpc_error_reply(
-      401, nullptr, json_rpc::invalid_request,
-      token ? "Unauthorized: the bearer token is not valid"
-            : "Unauthorized: send \"Authorization: Bearer TOKEN\"");
-    reply.headers.emplace_back("WWW-Authenticate",
-                               token ? "Bearer realm=\"transitd\", "
-                                       "error=\"invalid_token\""
-                                     : "Bearer realm=\"transitd\"");
+  std::optional<std::string> principal;
+  std::string problem;
+  if (token && options_.tokens)
+    principal = options_.tokens->principal_of(*token);
+  if (token && !principal && options_.oauth) {
+    auto checked = options_.oauth->validate(*token);
+    if (auto* id = std::get_if<oauth::identity>(&checked)) {
+      principal = id->principal;
+      who.scopes = id->scopes;
+    } else {
+      problem = std::get<oauth::refusal>(checked).description;
+    }
+  }
+  if (!principal) {
+    std::string message
+      = !token ? "Unauthorized: send \"Authorization: Bearer TOKEN\""
+        : problem.empty()
+          ? "Unauthorized: the bearer token is not valid"
+          : "Unauthorized: the bearer token is not valid: " + problem;
+    auto reply = rpc_error_reply(401, nullptr, json_rpc::invalid_request,
+                                 message);
+    std::string challenge = "Bearer realm=\"transitd\"";
+    if (options_.oauth)
+      challenge += ", resource_metadata=\""
+                   + oauth::validator::metadata_url(
+                     options_.oauth->settings().resource)
+                   + "\"";
+    if (token)
+      challenge += ", error=\"invalid_token\"";
+    if (!problem.empty())
+      challenge += ", error_description=\"" + problem + "\"";
+    reply.headers.emplace_back("WWW-Authenticate", std::move(challenge));
     return reply;
   }
-  principal = std::move(*who);
+  who.principal = std::move(*principal);
   return std::nullopt;
 }
 
@@ -278,8 +297,11 @@ void endpoint::handle(const http_request& request, reply_sink done) {
     if (auto refused = check_origin(request))
       return refused;
     caller from;
-    if (auto refused = authenticate(request, from.principal))
+    credentials who;
+    if (auto refused = authenticate(request, who))
       return refused;
+    from.principal = std::move(who.principal);
+    from.scopes = std::move(who.scopes);
     from.hangup = request.hangup;
     from.body_bytes = request.body.size();
     if (request.method == "POST")
@@ -675,6 +697,25 @@ std::optional<http_reply> endpoint::call_tool(const std::string& session_id,
   if (spec == nullptr)
     return json_reply(200, json_rpc::make_error(id, json_rpc::invalid_params,
                                                 "Unknown tool: " + name));
+  if (!spec->scope.empty() && from.scopes
+      && std::find(from.scopes->begin(), from.scopes->end(), spec->scope)
+           == from.scopes->end()) {
+    // RFC 6750 section 3.1: 403 with the scope that would do.
+    auto reply = rpc_error_reply(403, id, json_rpc::invalid_request,
+                                 "Forbidden: " + name + " needs the scope \""
+                                   + spec->scope
+                                   + "\"; ask the authorization server for "
+                                     "a token that carries it");
+    std::string challenge = "Bearer error=\"insufficient_scope\", scope=\""
+                            + spec->scope + "\"";
+    if (options_.oauth)
+      challenge += ", resource_metadata=\""
+                   + oauth::validator::metadata_url(
+                     options_.oauth->settings().resource)
+                   + "\"";
+    reply.headers.emplace_back("WWW-Authenticate", std::move(challenge));
+    return reply;
+  }
   static const json::object no_arguments;
   const json::object* arguments = &no_arguments;
   if (auto it = params.find("arguments"); it != params.end()) {
@@ -705,10 +746,11 @@ std::optional<http_reply> endpoint::call_tool(const std::string& session_id,
   }
   call_context context;
   context.correlation_id = make_uuid_v4();
-  // D17: variables belong to the authenticated principal, or without
-  // authentication to the session.
+  // D17 (revised): variables belong to the authenticated principal;
+  // without authentication the daemon serves one user, `local`, whatever
+  // the revision or transport.
   context.principal = authenticating() ? "user:" + from.principal
-                                       : "session:" + session_id;
+                                       : std::string{"local"};
   context.received_ms = now_ms();
   auto timeout = options_.tool_timeout_ms;
   if (auto t = options_.tool_timeouts_ms.find(name);

@@ -23,6 +23,7 @@
 #include "transport/auth.hpp"
 #include "transport/event_stream.hpp"
 #include "transport/metrics.hpp"
+#include "transport/oauth.hpp"
 #include "transport/tool_catalog.hpp"
 
 namespace transitd::mcp {
@@ -72,6 +73,8 @@ struct endpoint_options {
   /// Bearer tokens. Null: no authentication, and saved variables belong to
   /// the MCP session (D17).
   std::shared_ptr<const token_table> tokens;
+  /// OAuth JWT access tokens (beside the static tokens). Null: none.
+  std::shared_ptr<oauth::validator> oauth;
   std::size_t max_body_bytes = 1024 * 1024;
   /// Request headers: total bytes of names and values, and their count.
   std::size_t max_header_bytes = 16 * 1024;
@@ -120,18 +123,29 @@ public:
 
   /// Whether authentication is on.
   bool authenticating() const {
-    return options_.tokens != nullptr;
+    return options_.tokens != nullptr || options_.oauth != nullptr;
   }
 
-  /// Checks the bearer token when authentication is on: sets `principal`
-  /// (empty without authentication) or returns the 401 reply.
+  /// Who a request comes from, once authenticated.
+  struct credentials {
+    /// Empty without authentication.
+    std::string principal;
+    /// An OAuth token's scopes; nullopt: unrestricted (a static token, or
+    /// no authentication).
+    std::optional<std::vector<std::string>> scopes;
+  };
+
+  /// Checks the bearer token when authentication is on: fills `who` or
+  /// returns the 401 reply.
   std::optional<http_reply> authenticate(const http_request& request,
-                                         std::string& principal) const;
+                                         credentials& who) const;
 
 private:
   /// Who sent a request, and how to tell that they hung up.
   struct caller {
     std::string principal;
+    /// An OAuth token's scopes; nullopt: unrestricted.
+    std::optional<std::vector<std::string>> scopes;
     /// Cancelled when the client hangs up (null: never).
     std::shared_ptr<cancellation> hangup;
     /// Size of the request body: bounds every part of it.

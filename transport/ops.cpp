@@ -39,8 +39,8 @@ ops_endpoints::collect_counters() const {
 mcp::http_reply
 ops_endpoints::metrics(const mcp::http_request& request) const {
   if (options_.metrics_auth) {
-    std::string principal;
-    if (auto refused = endpoint_.authenticate(request, principal))
+    mcp::endpoint::credentials who;
+    if (auto refused = endpoint_.authenticate(request, who))
       return *refused;
   }
   std::string out;

@@ -212,6 +212,9 @@ struct tool_spec {
   bool idempotent = true;
   /// Answers depend on where: the catalog appends the regions served.
   bool regional = false;
+  /// The OAuth scope a call needs when the caller's token carries scopes
+  /// (empty: none; static tokens are unrestricted).
+  std::string scope;
   tool_function run;
 };
 

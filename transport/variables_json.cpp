@@ -1,5 +1,7 @@
 #include "transport/variables_json.hpp"
 
+#include "transport/oauth.hpp"
+
 #include "messages/time.hpp"
 
 #include "transport/json_text.hpp"
@@ -68,6 +70,7 @@ tool_spec store_tool(std::string name, std::string title,
   spec.title = std::move(title);
   spec.description = std::move(description);
   spec.open_world = false;
+  spec.scope = std::string{oauth::scope_variables_read};
   return spec;
 }
 
@@ -80,6 +83,7 @@ tool_spec save_user_variable_spec() {
     "address?} or a stop {stopId, name?}. Tools accept it as "
     "{\"type\":\"label\",\"value\":KEY}. Saving an existing key replaces it.");
   spec.read_only = false;
+  spec.scope = std::string{oauth::scope_variables_write};
   spec.destructive = true; // replaces an existing key
   spec.input = save_user_variable_input();
   json::object output;
@@ -110,6 +114,7 @@ tool_spec delete_user_variable_spec() {
                          "Deletes the caller's variable under `key`; "
                          "`deleted` is false when there was none.");
   spec.read_only = false;
+  spec.scope = std::string{oauth::scope_variables_write};
   spec.destructive = true;
   spec.input = delete_user_variable_input();
   json::object output;

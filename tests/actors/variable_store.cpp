@@ -12,6 +12,7 @@
 #include <caf/scoped_actor.hpp>
 #include <caf/send.hpp>
 #include <catch2/catch.hpp>
+#include <sqlite3.h>
 
 using namespace transitd;
 using namespace std::chrono_literals;
@@ -132,6 +133,60 @@ TEST_CASE("variables survive a restart", "[variable_store][sqlite]") {
   REQUIRE(found);
   REQUIRE(found->size() == 1);
   CHECK(found->at(0).stop_id == "HSL:1040129");
+}
+
+TEST_CASE("a store of session-owned variables migrates to `local` (D17 "
+          "revised)",
+          "[variable_store][sqlite][migration]") {
+  temp_dir dir;
+  auto path = (dir.path / "variables.sqlite3").string();
+  {
+    // A store as version 0 left it: variables of two MCP sessions (both
+    // saved "home"; B's later) and of an authenticated principal.
+    sqlite3* raw = nullptr;
+    REQUIRE(sqlite3_open(path.c_str(), &raw) == SQLITE_OK);
+    const char* v0 = R"sql(
+      CREATE TABLE user_variables (
+        principal TEXT NOT NULL, key TEXT NOT NULL,
+        type TEXT NOT NULL CHECK (type IN ('location', 'stop')),
+        lat REAL, lon REAL, stop_id TEXT, name TEXT, address TEXT,
+        updated_ms INTEGER NOT NULL, PRIMARY KEY (principal, key)
+      ) WITHOUT ROWID;
+      INSERT INTO user_variables VALUES
+        ('session:A', 'home', 'stop', NULL, NULL, 'HSL:A', NULL, NULL, 100),
+        ('session:B', 'home', 'stop', NULL, NULL, 'HSL:B', NULL, NULL, 200),
+        ('session:A', 'work', 'location', 60.1, 24.9, NULL, 'Office', NULL,
+         150),
+        ('user:alice', 'home', 'stop', NULL, NULL, 'HSL:alice', NULL, NULL,
+         50);
+    )sql";
+    REQUIRE(sqlite3_exec(raw, v0, nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(raw);
+  }
+  {
+    variable_database db{path};
+    CHECK(db.schema_version() == 1);
+    auto local = db.list("local", std::nullopt);
+    REQUIRE(local);
+    REQUIRE(local->size() == 2);
+    auto home = db.list("local", std::string{"home"});
+    REQUIRE(home->size() == 1);
+    CHECK(home->at(0).stop_id == "HSL:B"); // the most recent save wins
+    auto work = db.list("local", std::string{"work"});
+    REQUIRE(work->size() == 1);
+    CHECK(work->at(0).name == "Office");
+    CHECK(db.list("session:A", std::nullopt)->empty());
+    CHECK(db.list("session:B", std::nullopt)->empty());
+    // An authenticated principal's variables are untouched.
+    CHECK(db.list("user:alice", std::string{"home"})->at(0).stop_id
+          == "HSL:alice");
+    // Written after the migration: the next start must not move it.
+    db.save("session:late", stop("late"));
+  }
+  variable_database reopened{path};
+  CHECK(reopened.schema_version() == 1);
+  CHECK(reopened.list("session:late", std::nullopt)->size() == 1);
+  CHECK(reopened.list("local", std::nullopt)->size() == 2);
 }
 
 TEST_CASE("an unusable path fails loudly", "[variable_store][sqlite]") {

@@ -439,8 +439,8 @@ TEST_CASE_METHOD(endpoint_fixture, "tools/call results follow D2",
   const auto& content = result.at("structuredContent").as_object();
   CHECK(content.at("x").as_int64() == 1);
   CHECK(content.at("correlationId").as_string().size() == 36);
-  // Without authentication the principal is the session (D17).
-  CHECK(content.at("principal").as_string() == "session:" + session);
+  // Without authentication the one user is `local` (D17 revised).
+  CHECK(content.at("principal").as_string() == "local");
   auto text = result.at("content").at(0).at("text").as_string();
   CHECK(json::parse(text) == json::value(content));
 

@@ -1,0 +1,133 @@
+#pragma once
+// OAuth 2.1 resource server (MCP authorization): JWT access tokens checked
+// locally against the issuer's published keys, and the protected-resource
+// metadata (RFC 9728) that tells clients where to get a token.
+//
+// A token is accepted when its header names RS256 or ES256 and a key of the
+// issuer's JWKS (by `kid`) of that very type and algorithm; its signature
+// verifies with OpenSSL; `iss` is a configured issuer; `aud` is this
+// server's canonical URI (RFC 8707); `exp` and `nbf` hold within the skew;
+// and `sub` is set. The algorithm is never taken from the token alone:
+// `none`, HMAC and any algorithm the key does not name are refused.
+//
+// Keys come from the issuer's metadata (RFC 8414, then OpenID discovery):
+// fetched once, cached, and fetched again when a token names an unknown
+// `kid` (at most once per refresh interval), bounded in size and time.
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include <boost/json/object.hpp>
+
+#include "messages/error.hpp"
+
+namespace transitd::oauth {
+
+/// The scopes transitd knows: the variable tools need them (transit tools
+/// need none).
+inline constexpr std::string_view scope_variables_read = "variables:read";
+inline constexpr std::string_view scope_variables_write = "variables:write";
+
+struct options {
+  /// This server's canonical URI, e.g. "https://transit.example/mcp": the
+  /// audience tokens must name (RFC 8707), and the metadata's `resource`.
+  std::string resource;
+  /// Authorization servers whose tokens are accepted (their `issuer`).
+  std::vector<std::string> issuers;
+  /// Allowed difference between our clock and the issuer's.
+  std::chrono::seconds clock_skew{60};
+  /// Longest token accepted, in bytes.
+  std::size_t max_token_bytes = 8 * 1024;
+  /// Largest metadata or JWKS document fetched.
+  std::size_t max_document_bytes = 256 * 1024;
+  /// Connect plus read time of one fetch.
+  std::chrono::milliseconds fetch_timeout{3000};
+  /// A token with an unknown `kid` refetches the keys at most this often.
+  std::chrono::seconds refresh_interval{30};
+  /// Seconds since the epoch (tests substitute one).
+  std::function<int64_t()> now_s;
+};
+
+/// Who a valid token stands for.
+struct identity {
+  std::string issuer;
+  std::string subject;
+  /// The principal saved variables belong to: the subject, qualified by
+  /// the issuer when more than one is configured.
+  std::string principal;
+  std::vector<std::string> scopes;
+
+  bool has_scope(std::string_view scope) const;
+};
+
+/// Why a token was refused (RFC 6750 error codes).
+struct refusal {
+  /// "invalid_token" or "invalid_request".
+  std::string error;
+  /// Said to the client; never contains the token.
+  std::string description;
+};
+
+/// Fetches a document (GET) within the bounds; the body, or why not.
+using fetcher = std::function<outcome<std::string>(
+  const std::string& url, std::size_t max_bytes,
+  std::chrono::milliseconds timeout)>;
+
+/// The default fetcher: cpp-httplib, TLS verified, no redirects followed.
+outcome<std::string> http_fetch(const std::string& url, std::size_t max_bytes,
+                                std::chrono::milliseconds timeout);
+
+/// Checks tokens; thread-safe (the HTTP threads share one).
+class validator {
+public:
+  explicit validator(options opts, fetcher fetch = http_fetch);
+  ~validator();
+  validator(const validator&) = delete;
+  validator& operator=(const validator&) = delete;
+
+  /// The identity of a valid token, or why it is refused.
+  std::variant<identity, refusal> validate(std::string_view token);
+
+  /// RFC 9728 protected-resource metadata.
+  boost::json::object metadata() const;
+
+  /// The URL of that metadata for `resource` (RFC 9728 section 3.1: the
+  /// well-known segment inserted before the resource's path).
+  static std::string metadata_url(std::string_view resource);
+
+  const options& settings() const {
+    return options_;
+  }
+
+private:
+  struct key;
+  struct issuer_keys;
+  /// The key `kid` of `issuer`, fetching the JWKS when unknown (bounded by
+  /// the refresh interval); null when there is none.
+  std::shared_ptr<const key> find_key(const std::string& issuer,
+                                      const std::string& kid,
+                                      std::string& why);
+  std::optional<std::string> refresh(issuer_keys& keys);
+
+  options options_;
+  fetcher fetch_;
+  std::mutex mutex_;
+  std::map<std::string, std::unique_ptr<issuer_keys>> keys_;
+};
+
+/// Base64url (RFC 4648 section 5, no padding) → bytes; nullopt when the
+/// text is not base64url.
+std::optional<std::string> base64url_decode(std::string_view text);
+std::string base64url_encode(std::string_view bytes);
+
+} // namespace transitd::oauth
