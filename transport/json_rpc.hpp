@@ -16,6 +16,12 @@ inline constexpr int invalid_request = -32600;
 inline constexpr int method_not_found = -32601;
 inline constexpr int invalid_params = -32602;
 inline constexpr int internal_error = -32603;
+/// MCP 2026-07-28: a standard header disagrees with the body, or is missing.
+inline constexpr int header_mismatch = -32020;
+/// MCP 2026-07-28: the request needs a client capability it did not declare.
+inline constexpr int missing_client_capability = -32021;
+/// MCP 2026-07-28: the protocol version in `_meta` is not served here.
+inline constexpr int unsupported_protocol_version = -32022;
 
 enum class message_kind { request, notification, response, invalid };
 

@@ -97,6 +97,113 @@ http_reply no_content(int status) {
   return reply;
 }
 
+/// Optional whitespace (RFC 9110 section 5.5) trimmed off a header value.
+std::string_view trim_ows(std::string_view value) {
+  while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+    value.remove_prefix(1);
+  while (!value.empty() && (value.back() == ' ' || value.back() == '\t'))
+    value.remove_suffix(1);
+  return value;
+}
+
+/// What an Accept header admits of our two reply types.
+struct accepted {
+  bool json = false;
+  bool sse = false;
+};
+
+accepted parse_accept(std::string_view header) {
+  accepted out;
+  if (trim_ows(header).empty())
+    return {true, true}; // no preference: anything
+  std::size_t start = 0;
+  while (start <= header.size()) {
+    auto end = header.find(',', start);
+    if (end == std::string_view::npos)
+      end = header.size();
+    auto item = header.substr(start, end - start);
+    auto type = lower(trim_ows(item.substr(0, item.find(';'))));
+    // A media range with q=0 is "not acceptable" (RFC 9110 12.4.2).
+    auto params = lower(item.substr(std::min(item.size(), item.find(';'))));
+    bool refused = false;
+    if (auto q = params.find("q="); q != std::string::npos) {
+      auto weight = params.substr(q + 2, params.find(';', q) - q - 2);
+      refused = trim_ows(weight).find_first_of("123456789")
+                == std::string_view::npos;
+    }
+    if (!refused) {
+      if (type == "*/*" || type == "application/*" || type == json_type)
+        out.json = true;
+      if (type == "*/*" || type == "text/*" || type == sse_type)
+        out.sse = true;
+    }
+    start = end + 1;
+  }
+  return out;
+}
+
+/// An Mcp-Name (or Mcp-Param-*) value: literal, or `=?base64?...?=` with
+/// canonical padded base64 of UTF-8 text. nullopt when the encoding is
+/// broken.
+std::optional<std::string> decode_header_value(std::string_view value) {
+  constexpr std::string_view prefix = "=?base64?";
+  constexpr std::string_view suffix = "?=";
+  if (value.size() < prefix.size() + suffix.size()
+      || value.substr(0, prefix.size()) != prefix
+      || value.substr(value.size() - suffix.size()) != suffix)
+    return std::string{value};
+  auto payload = value.substr(prefix.size(),
+                              value.size() - prefix.size() - suffix.size());
+  if (payload.size() % 4 != 0)
+    return std::nullopt;
+  static constexpr std::string_view alphabet
+    = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  uint32_t buffer = 0;
+  int bits = 0;
+  std::size_t padding = 0;
+  for (std::size_t i = 0; i < payload.size(); ++i) {
+    char c = payload[i];
+    if (c == '=') {
+      // Only at the end, at most two.
+      if (i + 2 < payload.size())
+        return std::nullopt;
+      ++padding;
+      continue;
+    }
+    if (padding > 0)
+      return std::nullopt;
+    auto pos = alphabet.find(c);
+    if (pos == std::string_view::npos)
+      return std::nullopt;
+    buffer = (buffer << 6) | static_cast<uint32_t>(pos);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((buffer >> bits) & 0xff));
+    }
+  }
+  if (padding > 2 || (bits > 0 && (buffer & ((1u << bits) - 1)) != 0))
+    return std::nullopt;
+  // UTF-8: well-formed sequences only.
+  for (std::size_t i = 0; i < out.size();) {
+    auto c = static_cast<unsigned char>(out[i]);
+    std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3
+                  : (c >> 3) == 0x1e ? 4 : 0;
+    if (n == 0 || i + n > out.size())
+      return std::nullopt;
+    for (std::size_t k = 1; k < n; ++k)
+      if ((static_cast<unsigned char>(out[i + k]) >> 6) != 0x2)
+        return std::nullopt;
+    i += n;
+  }
+  return out;
+}
+
+bool is_legacy_version(std::string_view version) {
+  return version == "2024-11-05" || is_supported(version);
+}
+
 } // namespace
 
 const std::vector<std::string>& supported_protocol_versions() {
@@ -126,26 +233,29 @@ http_reply rpc_error_reply(int status, const json::value& id, int code,
 }
 
 std::string call_response_text(const json::value& id,
-                               const tool_outcome& outcome) {
+                               const tool_outcome& outcome,
+                               std::string_view result_suffix) {
   // Written around the structured output serialised once; building the
   // envelope as a DOM would copy the output and serialise it twice.
   auto body = json_text(outcome.is_error ? outcome.error_body
                                          : outcome.structured);
   auto text = json_string(body);
   std::string out;
-  out.reserve(body.size() + text.size() + 128);
+  out.reserve(body.size() + text.size() + result_suffix.size() + 128);
   out += R"({"jsonrpc":"2.0","id":)";
   out += json::serialize(id);
   out += R"(,"result":{"content":[{"type":"text","text":)";
   out += text;
   out += "}]";
   if (outcome.is_error) {
-    out += R"(,"isError":true}})";
+    out += R"(,"isError":true)";
   } else {
     out += R"(,"structuredContent":)";
     out += body;
-    out += R"(,"isError":false}})";
+    out += R"(,"isError":false)";
   }
+  out += result_suffix;
+  out += "}}";
   return out;
 }
 
@@ -169,6 +279,18 @@ endpoint::endpoint(endpoint_options options, const tool_catalog& catalog)
     host = lower(host);
   for (auto& origin : options_.allowed_origins)
     origin = lower(origin);
+  json::object stamped;
+  stamp_result(stamped);
+  auto text = json_text(stamped); // {"resultType":...,"_meta":...}
+  stateless_result_suffix_ = "," + text.substr(1, text.size() - 2);
+}
+
+void endpoint::stamp_result(json::object& result) const {
+  result["resultType"] = "complete";
+  json::object meta;
+  meta[meta_server_info] = json::object{{"name", options_.server_name},
+                                        {"version", options_.server_version}};
+  result["_meta"] = std::move(meta);
 }
 
 std::size_t endpoint::session_count() const {
@@ -183,6 +305,8 @@ void endpoint::cancel_all() {
     for (auto& [id, s] : sessions_)
       for (auto& [cancel, request_id] : s.in_flight)
         calls.push_back(cancel);
+    for (auto& [cancel, request_id] : stateless_in_flight_)
+      calls.push_back(cancel);
   }
   // Outside the lock: cancelling finishes a call, which takes it.
   for (auto& cancel : calls)
@@ -389,8 +513,17 @@ http_reply endpoint::handle_delete(const http_request& request,
 }
 
 std::optional<http_reply> endpoint::handle_post(const http_request& request,
-                                                const caller& from,
+                                                const caller& caller_in,
                                                 reply_sink& done) {
+  // Accept: our replies are JSON, or SSE for calls that stream; a client
+  // that admits neither can be sent nothing.
+  auto accepts = parse_accept(request.header("accept"));
+  if (!accepts.json && !accepts.sse)
+    return rpc_error_reply(406, nullptr, json_rpc::invalid_request,
+                           "Not Acceptable: Accept must admit "
+                           "application/json or text/event-stream");
+  caller from = caller_in;
+  from.sse = accepts.sse;
   auto content_type = lower(request.header("content-type"));
   if (content_type.compare(0, json_type.size(), json_type) != 0)
     return rpc_error_reply(415, nullptr, json_rpc::invalid_request,
@@ -416,9 +549,29 @@ std::optional<http_reply> endpoint::handle_post(const http_request& request,
   if (message.kind == json_rpc::message_kind::invalid)
     return rpc_error_reply(400, message.id, json_rpc::invalid_request,
                            "Invalid Request: " + message.problem);
+  // Which revision: a message that names its protocol version in
+  // params._meta is 2026-07-28, stateless (even an `initialize`, which that
+  // revision no longer has); an `initialize` without one opens a session of
+  // an older revision; everything else belongs to such a session.
+  if (auto meta = message.params.find("_meta");
+      meta != message.params.end() && meta->value().is_object()
+      && meta->value().get_object().contains(meta_protocol_version))
+    return handle_stateless(request, message, meta->value().get_object(),
+                            from, done);
   if (message.kind == json_rpc::message_kind::request
       && message.method == "initialize")
     return initialize(message.id, message.params, from);
+  if (auto header = trim_ows(request.header("mcp-protocol-version"));
+      !header.empty() && !is_legacy_version(header)
+      && message.kind == json_rpc::message_kind::request)
+    return rpc_error_reply(
+      400, message.id, json_rpc::invalid_params,
+      "Invalid params: missing _meta keys: "
+        + std::string{meta_protocol_version} + ", "
+        + std::string{meta_client_capabilities} + " (a "
+        + std::string{header}
+        + " request describes itself in params._meta; or send initialize "
+          "for a session of an older revision)");
   // Everything else belongs to a session.
   auto session_id = std::string{request.header("mcp-session-id")};
   if (session_id.empty())
@@ -453,6 +606,131 @@ std::optional<http_reply> endpoint::handle_post(const http_request& request,
       return dispatch(session_id, version, message.id, message.method,
                       message.params, from, done);
   }
+}
+
+std::optional<http_reply>
+endpoint::handle_stateless(const http_request& request,
+                           const json_rpc::message& message,
+                           const json::object& meta, const caller& from,
+                           reply_sink& done) {
+  const auto& id = message.id;
+  bool is_request = message.kind == json_rpc::message_kind::request;
+  auto refuse = [&](int status, int code, std::string text,
+                    std::optional<json::value> data = {}) {
+    return json_reply(status, json_rpc::make_error(id, code, text,
+                                                   std::move(data)));
+  };
+  // 1. The request's own description.
+  std::string missing;
+  auto version_it = meta.find(meta_protocol_version);
+  if (!version_it->value().is_string())
+    missing = std::string{meta_protocol_version} + " (a string)";
+  auto caps = meta.find(meta_client_capabilities);
+  if (caps == meta.end() || !caps->value().is_object())
+    missing += (missing.empty() ? "" : ", ")
+               + std::string{meta_client_capabilities} + " (an object)";
+  if (!missing.empty())
+    return refuse(400, json_rpc::invalid_params,
+                  "Invalid params: missing _meta keys: " + missing);
+  std::string version{version_it->value().get_string()};
+  // 2. Standard headers mirror the body (and are checked before the
+  // version, so that a mismatch is named as one).
+  auto header_version = trim_ows(request.header("mcp-protocol-version"));
+  if (header_version.empty())
+    return refuse(400, json_rpc::header_mismatch,
+                  "Header mismatch: MCP-Protocol-Version header required "
+                  "(the body names " + version + ")");
+  if (header_version != version)
+    return refuse(400, json_rpc::header_mismatch,
+                  "Header mismatch: MCP-Protocol-Version header value '"
+                    + std::string{header_version}
+                    + "' does not match body value '" + version + "'");
+  if (is_request) {
+    auto method_header = trim_ows(request.header("mcp-method"));
+    if (method_header.empty())
+      return refuse(400, json_rpc::header_mismatch,
+                    "Header mismatch: Mcp-Method header required (the body "
+                    "names " + message.method + ")");
+    if (method_header != message.method)
+      return refuse(400, json_rpc::header_mismatch,
+                    "Header mismatch: Mcp-Method header value '"
+                      + std::string{method_header}
+                      + "' does not match body value '" + message.method
+                      + "'");
+    const char* named = message.method == "tools/call"
+                            || message.method == "prompts/get"
+                          ? "name"
+                        : message.method == "resources/read" ? "uri"
+                                                              : nullptr;
+    if (named != nullptr) {
+      auto body_name = message.params.find(named);
+      std::string expected
+        = body_name != message.params.end()
+              && body_name->value().is_string()
+            ? std::string{body_name->value().get_string()}
+            : std::string{};
+      auto raw = trim_ows(request.header("mcp-name"));
+      auto decoded = decode_header_value(raw);
+      if (raw.empty())
+        return refuse(400, json_rpc::header_mismatch,
+                      "Header mismatch: Mcp-Name header required for "
+                        + message.method);
+      if (!decoded)
+        return refuse(400, json_rpc::header_mismatch,
+                      "Header mismatch: Mcp-Name header is not valid "
+                      "=?base64?...?= text");
+      if (*decoded != expected)
+        return refuse(400, json_rpc::header_mismatch,
+                      "Header mismatch: Mcp-Name header value '" + *decoded
+                        + "' does not match body value '" + expected + "'");
+    }
+  }
+  // 3. The revision.
+  if (version != stateless_protocol_version)
+    return refuse(400, json_rpc::unsupported_protocol_version,
+                  "Unsupported protocol version " + version
+                    + ": this endpoint serves "
+                    + std::string{stateless_protocol_version}
+                    + " per request, and older revisions through initialize",
+                  json::object{{"supported",
+                                json::array{stateless_protocol_version}},
+                               {"requested", version}});
+  if (!is_request)
+    return no_content(202); // nothing to act on without a session
+  // 4. The method.
+  if (message.method == "server/discover")
+    return json_reply(200, discover(id));
+  if (message.method == "tools/list")
+    return json_reply(200, list_tools(id, message.params, true));
+  if (message.method == "tools/call") {
+    call_origin origin;
+    origin.sse = from.sse;
+    if (auto level = meta.find(meta_log_level);
+        level != meta.end() && level->value().is_string()
+        && std::find(log_levels.begin(), log_levels.end(),
+                     level->value().get_string())
+             != log_levels.end())
+      origin.log_level = std::string{level->value().get_string()};
+    return call_tool(origin, id, message.params, from, done);
+  }
+  // initialize, ping, logging/setLevel and resources/subscribe are gone in
+  // 2026-07-28; prompts, resources, completions and subscriptions are not
+  // offered (server/discover says so).
+  return refuse(404, json_rpc::method_not_found,
+                "Method not found: " + message.method
+                  + " (this server offers server/discover, tools/list and "
+                    "tools/call)");
+}
+
+json::object endpoint::discover(const json::value& id) const {
+  json::object result;
+  result["supportedVersions"] = json::array{stateless_protocol_version};
+  result["capabilities"] = json::object{{"tools", json::object{}}};
+  result["instructions"] = instructions();
+  result["ttlMs"] = list_ttl_ms;
+  result["cacheScope"] = "public";
+  stamp_result(result);
+  return json_rpc::make_result(id, std::move(result));
 }
 
 std::optional<std::string>
@@ -493,6 +771,14 @@ void endpoint::evict_idle_locked(std::chrono::steady_clock::time_point now) {
   }
 }
 
+std::string endpoint::instructions() const {
+  return "Public transport departures, stops, geocoding and trip planning. "
+         + options_.regions
+         + " London journeys and station toilets via TfL. Every result "
+           "carries a correlationId; errors are tool results with isError "
+           "and an error code.";
+}
+
 http_reply endpoint::initialize(const json::value& id,
                                 const json::object& params,
                                 const caller& from) {
@@ -526,12 +812,7 @@ http_reply endpoint::initialize(const json::value& id,
   result["serverInfo"] = json::object{{"name", options_.server_name},
                                       {"title", "transitd: public transit"},
                                       {"version", options_.server_version}};
-  result["instructions"]
-    = "Public transport departures, stops, geocoding and trip planning. "
-      + options_.regions
-      + " London journeys and station toilets via TfL. Every result carries "
-        "a correlationId; errors are tool results with isError and an "
-        "error code.";
+  result["instructions"] = instructions();
   auto reply = json_reply(200, json_rpc::make_result(id, std::move(result)));
   reply.headers.emplace_back("Mcp-Session-Id", *session_id);
   spdlog::info("MCP session opened, protocol {}", version);
@@ -573,9 +854,10 @@ endpoint::dispatch(const std::string& session_id, const std::string&,
   if (method == "ping")
     return json_reply(200, json_rpc::make_result(id, json::object{}));
   if (method == "tools/list")
-    return json_reply(200, list_tools(id, params));
+    return json_reply(200, list_tools(id, params, false));
   if (method == "tools/call")
-    return call_tool(session_id, id, params, from, done);
+    return call_tool(call_origin{session_id, std::nullopt, from.sse}, id,
+                     params, from, done);
   if (method == "logging/setLevel") {
     auto it = params.find("level");
     if (it == params.end() || !it->value().is_string()
@@ -597,7 +879,8 @@ endpoint::dispatch(const std::string& session_id, const std::string&,
 }
 
 json::object endpoint::list_tools(const json::value& id,
-                                  const json::object& params) {
+                                  const json::object& params,
+                                  bool stateless) {
   std::size_t offset = 0;
   if (auto it = params.find("cursor"); it != params.end()) {
     // Cursors are opaque to clients; ours is the decimal offset.
@@ -624,6 +907,13 @@ json::object endpoint::list_tools(const json::value& id,
   result["tools"] = std::move(page);
   if (end < tools.size())
     result["nextCursor"] = std::to_string(end);
+  if (stateless) {
+    // The list is fixed for the daemon's configuration and the same for
+    // every caller.
+    result["ttlMs"] = list_ttl_ms;
+    result["cacheScope"] = "public";
+    stamp_result(result);
+  }
   return json_rpc::make_result(id, std::move(result));
 }
 
@@ -678,11 +968,13 @@ struct endpoint::call_record {
   std::optional<std::string> log_level;
   std::shared_ptr<cancellation> cancel;
   std::chrono::steady_clock::time_point started;
+  /// A 2026-07-28 call: its result carries resultType and _meta.
+  bool stateless = false;
   /// The tool answers once; a later answer is dropped.
   std::atomic<bool> answered{false};
 };
 
-std::optional<http_reply> endpoint::call_tool(const std::string& session_id,
+std::optional<http_reply> endpoint::call_tool(const call_origin& origin,
                                               const json::value& id,
                                               const json::object& params,
                                               const caller& from,
@@ -761,15 +1053,25 @@ std::optional<http_reply> endpoint::call_tool(const std::string& session_id,
   // the answer (we keep no event log to resume from).
   auto cancel = from.hangup ? from.hangup : std::make_shared<cancellation>();
   auto key = json::serialize(id);
-  std::optional<std::string> log_level;
+  const auto& session_id = origin.session_id;
+  std::optional<std::string> log_level = origin.log_level;
   {
     std::lock_guard<std::mutex> guard{sessions_mutex_};
-    auto s = sessions_.find(session_id);
-    if (s == sessions_.end())
-      return rpc_error_reply(404, id, json_rpc::invalid_request,
-                             "Session not found");
-    s->second.in_flight.emplace(cancel, std::move(key));
-    log_level = s->second.log_level;
+    if (session_id.empty()) {
+      stateless_in_flight_.emplace(cancel, std::move(key));
+    } else {
+      auto s = sessions_.find(session_id);
+      if (s == sessions_.end())
+        return rpc_error_reply(404, id, json_rpc::invalid_request,
+                               "Session not found");
+      s->second.in_flight.emplace(cancel, std::move(key));
+      log_level = s->second.log_level;
+    }
+  }
+  // A client that takes JSON only gets no notifications.
+  if (!origin.sse) {
+    progress_token.reset();
+    log_level.reset();
   }
   // With a progress token or a log level the reply is an SSE stream that
   // starts now: each step and log line goes out as it happens, the result
@@ -780,11 +1082,7 @@ std::optional<http_reply> endpoint::call_tool(const std::string& session_id,
       stream = std::make_shared<event_stream>();
     } catch (const std::system_error& ex) {
       // No descriptor left: the call fails here and leaves nothing behind.
-      {
-        std::lock_guard<std::mutex> guard{sessions_mutex_};
-        if (auto s = sessions_.find(session_id); s != sessions_.end())
-          s->second.in_flight.erase(cancel);
-      }
+      forget_call(session_id, cancel);
       spdlog::error("[{}] tools/call {}: {}", context.correlation_id, name,
                     ex.what());
       return json_reply(200, json_rpc::make_error(
@@ -806,6 +1104,7 @@ std::optional<http_reply> endpoint::call_tool(const std::string& session_id,
   metrics_.started();
   auto call = std::make_shared<call_record>();
   call->session_id = session_id;
+  call->stateless = session_id.empty();
   call->id = id;
   call->name = name;
   call->context = context;
@@ -857,11 +1156,7 @@ std::string endpoint::finish_call(const call_record& call,
                                   tool_outcome outcome) {
   const auto& context = call.context;
   const auto& name = call.name;
-  {
-    std::lock_guard<std::mutex> guard{sessions_mutex_};
-    if (auto s = sessions_.find(call.session_id); s != sessions_.end())
-      s->second.in_flight.erase(call.cancel);
-  }
+  forget_call(call.session_id, call.cancel);
   metrics_.finished();
   metrics_.record(name, outcome.code,
                   std::chrono::duration<double>(
@@ -881,7 +1176,18 @@ std::string endpoint::finish_call(const call_record& call,
   // stream closes without one).
   if (call.cancel->cancelled() || outcome.code == ec::cancelled)
     return {};
-  return call_response_text(call.id, outcome);
+  return call_response_text(call.id, outcome,
+                            call.stateless ? stateless_result_suffix_
+                                           : std::string_view{});
+}
+
+void endpoint::forget_call(const std::string& session_id,
+                           const std::shared_ptr<cancellation>& cancel) {
+  std::lock_guard<std::mutex> guard{sessions_mutex_};
+  if (session_id.empty())
+    stateless_in_flight_.erase(cancel);
+  else if (auto s = sessions_.find(session_id); s != sessions_.end())
+    s->second.in_flight.erase(cancel);
 }
 
 } // namespace transitd::mcp

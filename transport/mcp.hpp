@@ -22,17 +22,35 @@
 
 #include "transport/auth.hpp"
 #include "transport/event_stream.hpp"
+#include "transport/json_rpc.hpp"
 #include "transport/metrics.hpp"
 #include "transport/oauth.hpp"
 #include "transport/tool_catalog.hpp"
 
 namespace transitd::mcp {
 
+/// The stateless revision: no initialize, no session; every request
+/// describes itself in params._meta.
+inline constexpr std::string_view stateless_protocol_version = "2026-07-28";
+/// The newest revision negotiated by `initialize` (with a session).
 inline constexpr std::string_view latest_protocol_version = "2025-11-25";
+/// `_meta` keys of a 2026-07-28 request.
+inline constexpr std::string_view meta_protocol_version
+  = "io.modelcontextprotocol/protocolVersion";
+inline constexpr std::string_view meta_client_capabilities
+  = "io.modelcontextprotocol/clientCapabilities";
+inline constexpr std::string_view meta_log_level
+  = "io.modelcontextprotocol/logLevel";
+inline constexpr std::string_view meta_server_info
+  = "io.modelcontextprotocol/serverInfo";
+/// How long clients may cache tools/list and server/discover (2026-07-28
+/// `ttlMs`): the tool list is fixed for a daemon's configuration.
+inline constexpr int64_t list_ttl_ms = 3600 * 1000;
 /// Assumed when a request after initialize carries no MCP-Protocol-Version.
 inline constexpr std::string_view fallback_protocol_version = "2025-03-26";
 
-/// Newest first.
+/// The revisions `initialize` negotiates, newest first (2026-07-28 is
+/// served beside them, statelessly, without initialize).
 const std::vector<std::string>& supported_protocol_versions();
 
 struct http_request {
@@ -150,6 +168,8 @@ private:
     std::shared_ptr<cancellation> hangup;
     /// Size of the request body: bounds every part of it.
     std::size_t body_bytes = 0;
+    /// Whether the client accepts an SSE reply (its Accept header).
+    bool sse = true;
   };
 
   struct session {
@@ -178,20 +198,50 @@ private:
   http_reply initialize(const boost::json::value& id,
                         const boost::json::object& params,
                         const caller& from);
+  /// A 2026-07-28 request or notification (it names the revision in
+  /// params._meta): checked against its headers, answered without session.
+  std::optional<http_reply> handle_stateless(const http_request& request,
+                                             const json_rpc::message& message,
+                                             const boost::json::object& meta,
+                                             const caller& from,
+                                             reply_sink& done);
+  /// What the server is for (initialize and server/discover).
+  std::string instructions() const;
+  /// server/discover (2026-07-28).
+  boost::json::object discover(const boost::json::value& id) const;
+  /// Adds what every 2026-07-28 result carries: resultType and the server's
+  /// identity in _meta.
+  void stamp_result(boost::json::object& result) const;
   std::optional<http_reply>
   dispatch(const std::string& session_id, const std::string& protocol_version,
            const boost::json::value& id, const std::string& method,
            const boost::json::object& params, const caller& from,
            reply_sink& done);
-  std::optional<http_reply> call_tool(const std::string& session_id,
+  /// Where a tool call comes from: a session (2025-11-25 and older) or none
+  /// (2026-07-28), and how its reply may be sent.
+  struct call_origin {
+    /// Empty: a stateless call.
+    std::string session_id;
+    /// A stateless call's log level (`_meta` logLevel); a session's own
+    /// level is looked up.
+    std::optional<std::string> log_level;
+    /// Whether the client accepts an SSE reply (Accept); without it, no
+    /// progress or log notifications are sent.
+    bool sse = true;
+  };
+  std::optional<http_reply> call_tool(const call_origin& origin,
                                       const boost::json::value& id,
                                       const boost::json::object& params,
                                       const caller& from, reply_sink& done);
+  /// Takes a call off its session's (or the stateless) list in flight.
+  void forget_call(const std::string& session_id,
+                   const std::shared_ptr<cancellation>& cancel);
   /// Ends a tool call: bookkeeping, metrics, logs, and its response (the
   /// JSON-RPC text; empty for a cancelled call, which gets none).
   std::string finish_call(const call_record& call, tool_outcome outcome);
   boost::json::object list_tools(const boost::json::value& id,
-                                 const boost::json::object& params);
+                                 const boost::json::object& params,
+                                 bool stateless);
   void notify(const std::string& session_id, const std::string& method,
               const boost::json::object& params);
 
@@ -213,6 +263,12 @@ private:
   call_metrics metrics_;
   mutable std::mutex sessions_mutex_;
   std::unordered_map<std::string, session> sessions_;
+  /// Stateless calls in flight (for cancel_all).
+  std::unordered_map<std::shared_ptr<cancellation>, std::string>
+    stateless_in_flight_;
+  /// `,"resultType":"complete","_meta":{serverInfo}` for 2026-07-28 tool
+  /// results, serialised once.
+  std::string stateless_result_suffix_;
 };
 
 /// Reply helpers (also used by the HTTP server for its own errors).
@@ -222,7 +278,9 @@ http_reply rpc_error_reply(int status, const boost::json::value& id, int code,
 
 /// The whole JSON-RPC response to a tools/call (D2), as text: a result with
 /// the output as a text block, and on success as structuredContent too.
+/// `result_suffix` is spliced into the result object (",\"key\":...").
 std::string call_response_text(const boost::json::value& id,
-                               const tool_outcome& outcome);
+                               const tool_outcome& outcome,
+                               std::string_view result_suffix = {});
 
 } // namespace transitd::mcp
