@@ -1,5 +1,7 @@
 #include "transport/daemon.hpp"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <stdexcept>
 
@@ -15,6 +17,7 @@
 #include "transport/http_server.hpp"
 #include "transport/mcp.hpp"
 #include "transport/ops.hpp"
+#include "transport/stdio.hpp"
 #include "messages/time.hpp"
 #include "transport/tools.hpp"
 
@@ -310,6 +313,13 @@ void daemon::wire(const std::string& station_dir, bool routing_demo,
     if (path_start != std::string::npos)
       routes.resource_path = resource.substr(path_start);
   }
+  if (cfg.stdio) {
+    // No listener: standard input and output carry MCP.
+    stdio_ = std::make_unique<mcp::stdio_server>(*endpoint_, STDIN_FILENO,
+                                                 STDOUT_FILENO,
+                                                 cfg.max_body_bytes);
+    return;
+  }
   server_ = std::make_unique<http_server>(server_opts, routes);
   port_ = server_->bind();
 }
@@ -319,6 +329,7 @@ daemon::~daemon() {
   // Members go in reverse order: the server before the endpoint it calls,
   // the actor system last but for the demo upstream.
   server_.reset();
+  stdio_.reset();
   ops_.reset();
   endpoint_.reset();
   catalog_.reset();
@@ -328,7 +339,10 @@ daemon::~daemon() {
 }
 
 void daemon::run() {
-  server_->run();
+  if (stdio_)
+    stdio_->run();
+  else
+    server_->run();
 }
 
 bool daemon::running() const {
@@ -336,6 +350,8 @@ bool daemon::running() const {
 }
 
 void daemon::stop_listening() {
+  if (stdio_)
+    stdio_->stop();
   if (server_)
     server_->stop();
 }

@@ -24,6 +24,7 @@ class ops_endpoints;
 
 namespace mcp {
 class endpoint;
+class stdio_server;
 class tool_catalog;
 } // namespace mcp
 
@@ -88,6 +89,8 @@ private:
   std::unique_ptr<mcp::endpoint> endpoint_;
   std::unique_ptr<ops_endpoints> ops_;
   std::unique_ptr<http_server> server_;
+  /// --stdio: standard input and output instead of server_.
+  std::unique_ptr<mcp::stdio_server> stdio_;
   int port_ = 0;
   bool stopped_ = false;
 };

@@ -8,6 +8,7 @@
 #include <spdlog/details/log_msg.h>
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/base_sink.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 namespace transitd {
@@ -98,7 +99,14 @@ std::unique_ptr<spdlog::formatter> json_formatter::clone() const {
   return std::make_unique<json_formatter>();
 }
 
-void configure_logging(const std::string& level, const std::string& format) {
+void configure_logging(const std::string& level, const std::string& format,
+                       bool to_stderr) {
+  if (to_stderr) {
+    // Standard output carries the protocol (--stdio): logs go to stderr.
+    auto logger = std::make_shared<spdlog::logger>(
+      "transitd", std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
+    spdlog::set_default_logger(std::move(logger));
+  }
   spdlog::set_level(spdlog::level::from_str(level));
   if (format == "json")
     spdlog::set_formatter(std::make_unique<json_formatter>());

@@ -18,8 +18,11 @@
 
 namespace transitd {
 
-/// Sets the default logger's level and format ("text" or "json").
-void configure_logging(const std::string& level, const std::string& format);
+/// Sets the default logger's level and format ("text" or "json"); with
+/// `to_stderr` (--stdio) the lines go to standard error. Call before
+/// anything logs.
+void configure_logging(const std::string& level, const std::string& format,
+                       bool to_stderr = false);
 
 /// One log line as a JSON object (no newline): time, level, correlationId
 /// (when the line names a call), message.

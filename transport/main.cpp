@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   auto cfg = parsed->config;
-  configure_logging(cfg.log_level, cfg.log_format);
+  configure_logging(cfg.log_level, cfg.log_format, cfg.stdio);
   if (cfg.tokens)
     spdlog::info("authentication on: {} bearer token(s) from {}",
                  cfg.tokens->size(), cfg.auth_tokens_file);
@@ -94,8 +94,11 @@ int main(int argc, char** argv) {
     return 1;
   }
   auto& d = *served_daemon;
-  spdlog::info("transitd listening on {}://{}:{}/mcp",
-               cfg.tls_cert.empty() ? "http" : "https", cfg.bind, d.port());
+  if (cfg.stdio)
+    spdlog::info("transitd serving MCP on standard input and output");
+  else
+    spdlog::info("transitd listening on {}://{}:{}/mcp",
+                 cfg.tls_cert.empty() ? "http" : "https", cfg.bind, d.port());
 
   // Graceful shutdown: on SIGTERM/SIGINT stop accepting, let the calls in
   // flight finish for up to shutdown-grace-ms, then cancel what is left.

@@ -418,12 +418,16 @@ void endpoint::handle(const http_request& request, reply_sink done) {
   auto answer = [&]() -> std::optional<http_reply> {
     if (auto refused = check_headers(request))
       return refused;
-    if (auto refused = check_origin(request))
-      return refused;
     caller from;
     credentials who;
-    if (auto refused = authenticate(request, who))
-      return refused;
+    // Over stdio the client started this process: no browser can reach
+    // it, and its user is the one user.
+    if (!request.stdio) {
+      if (auto refused = check_origin(request))
+        return refused;
+      if (auto refused = authenticate(request, who))
+        return refused;
+    }
     from.principal = std::move(who.principal);
     from.scopes = std::move(who.scopes);
     from.hangup = request.hangup;
@@ -634,8 +638,10 @@ endpoint::handle_stateless(const http_request& request,
                   "Invalid params: missing _meta keys: " + missing);
   std::string version{version_it->value().get_string()};
   // 2. Standard headers mirror the body (and are checked before the
-  // version, so that a mismatch is named as one).
-  auto header_version = trim_ows(request.header("mcp-protocol-version"));
+  // version, so that a mismatch is named as one). stdio has no headers.
+  auto header_version = request.stdio
+                          ? std::string_view{version}
+                          : trim_ows(request.header("mcp-protocol-version"));
   if (header_version.empty())
     return refuse(400, json_rpc::header_mismatch,
                   "Header mismatch: MCP-Protocol-Version header required "
@@ -645,7 +651,7 @@ endpoint::handle_stateless(const http_request& request,
                   "Header mismatch: MCP-Protocol-Version header value '"
                     + std::string{header_version}
                     + "' does not match body value '" + version + "'");
-  if (is_request) {
+  if (is_request && !request.stdio) {
     auto method_header = trim_ows(request.header("mcp-method"));
     if (method_header.empty())
       return refuse(400, json_rpc::header_mismatch,
@@ -695,8 +701,15 @@ endpoint::handle_stateless(const http_request& request,
                   json::object{{"supported",
                                 json::array{stateless_protocol_version}},
                                {"requested", version}});
-  if (!is_request)
-    return no_content(202); // nothing to act on without a session
+  if (!is_request) {
+    // Over HTTP a client cancels by closing the call's stream; over stdio
+    // it names the call (ids are its own: one client per process).
+    if (request.stdio && message.method == "notifications/cancelled")
+      if (auto it = message.params.find("requestId");
+          it != message.params.end())
+        cancel_stateless(json::serialize(it->value()));
+    return no_content(202);
+  }
   // 4. The method.
   if (message.method == "server/discover")
     return json_reply(200, discover(id));
@@ -1041,8 +1054,8 @@ std::optional<http_reply> endpoint::call_tool(const call_origin& origin,
   // D17 (revised): variables belong to the authenticated principal;
   // without authentication the daemon serves one user, `local`, whatever
   // the revision or transport.
-  context.principal = authenticating() ? "user:" + from.principal
-                                       : std::string{"local"};
+  context.principal = from.principal.empty() ? std::string{"local"}
+                                             : "user:" + from.principal;
   context.received_ms = now_ms();
   auto timeout = options_.tool_timeout_ms;
   if (auto t = options_.tool_timeouts_ms.find(name);
@@ -1179,6 +1192,19 @@ std::string endpoint::finish_call(const call_record& call,
   return call_response_text(call.id, outcome,
                             call.stateless ? stateless_result_suffix_
                                            : std::string_view{});
+}
+
+void endpoint::cancel_stateless(const std::string& request_id) {
+  std::vector<std::shared_ptr<cancellation>> calls;
+  {
+    std::lock_guard<std::mutex> guard{sessions_mutex_};
+    for (auto& [cancel, id] : stateless_in_flight_)
+      if (id == request_id)
+        calls.push_back(cancel);
+  }
+  // Outside the lock: cancelling finishes the call, which takes it.
+  for (auto& cancel : calls)
+    cancel->cancel();
 }
 
 void endpoint::forget_call(const std::string& session_id,

@@ -62,6 +62,9 @@ struct http_request {
   /// call in flight for this request then stops (nobody could receive its
   /// answer, and we keep no event log to resume from).
   std::shared_ptr<cancellation> hangup;
+  /// A line from standard input (--stdio): no Host, Origin, header or
+  /// token checks; the caller is the one local user.
+  bool stdio = false;
 
   /// The first header with this (lower-case) name, or "".
   std::string_view header(std::string_view name) const;
@@ -233,6 +236,8 @@ private:
                                       const boost::json::value& id,
                                       const boost::json::object& params,
                                       const caller& from, reply_sink& done);
+  /// Cancels the stateless calls of this (serialised) request id (stdio).
+  void cancel_stateless(const std::string& request_id);
   /// Takes a call off its session's (or the stateless) list in flight.
   void forget_call(const std::string& session_id,
                    const std::shared_ptr<cancellation>& cancel);
