@@ -567,7 +567,8 @@ std::optional<http_reply> endpoint::handle_post(const http_request& request,
     return initialize(message.id, message.params, from);
   if (auto header = trim_ows(request.header("mcp-protocol-version"));
       !header.empty() && !is_legacy_version(header)
-      && message.kind == json_rpc::message_kind::request)
+      && message.kind == json_rpc::message_kind::request
+      && request.header("mcp-session-id").empty())
     return rpc_error_reply(
       400, message.id, json_rpc::invalid_params,
       "Invalid params: missing _meta keys: "

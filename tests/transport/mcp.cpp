@@ -2,6 +2,7 @@
 
 #include "transport/mcp.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -812,4 +813,303 @@ TEST_CASE_METHOD(endpoint_fixture,
   got.reset();
   answer();
   CHECK_FALSE(got);
+}
+
+// -- MCP 2026-07-28: stateless, beside the session revisions -----------------
+
+namespace {
+
+const std::string modern_meta
+  = R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
+    R"("io.modelcontextprotocol/clientCapabilities":{}})";
+
+/// A 2026-07-28 request: the body describes itself, the headers mirror it.
+mcp::http_request modern_request(
+  const std::string& method, const std::string& params_fields = "",
+  std::vector<std::pair<std::string, std::string>> extra = {},
+  const std::string& name = "", int id = 7) {
+  std::vector<std::pair<std::string, std::string>> headers{
+    {"mcp-protocol-version", "2026-07-28"}, {"mcp-method", method}};
+  if (!name.empty())
+    headers.emplace_back("mcp-name", name);
+  for (auto& h : extra)
+    headers.push_back(h);
+  std::string params = "{" + params_fields
+                       + (params_fields.empty() ? "" : ",") + modern_meta
+                       + "}";
+  auto request = endpoint_fixture::make_request(
+    R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":")"
+      + method + R"(","params":)" + params + "}",
+    {});
+  // `extra` may remove a header by giving it an empty value.
+  for (auto& [k, v] : headers) {
+    auto it = std::find_if(request.headers.begin(), request.headers.end(),
+                           [&](const auto& h) { return h.first == k; });
+    if (it != request.headers.end())
+      it->second = v;
+    else
+      request.headers.emplace_back(k, v);
+  }
+  request.headers.erase(
+    std::remove_if(request.headers.begin(), request.headers.end(),
+                   [](const auto& h) { return h.second == "<absent>"; }),
+    request.headers.end());
+  return request;
+}
+
+json::object body_of(const mcp::http_reply& reply) {
+  INFO(reply.body);
+  return json::parse(reply.body).as_object();
+}
+
+std::string header_of(const mcp::http_reply& reply, const std::string& name) {
+  for (const auto& [k, v] : reply.headers)
+    if (k == name)
+      return v;
+  return {};
+}
+
+} // namespace
+
+TEST_CASE_METHOD(endpoint_fixture,
+                 "2026-07-28: server/discover describes the server, without "
+                 "a session",
+                 "[mcp][stateless]") {
+  auto reply = endpoint->handle(modern_request("server/discover"));
+  REQUIRE(reply.status == 200);
+  CHECK(header_of(reply, "Mcp-Session-Id").empty());
+  CHECK(endpoint->session_count() == 0);
+  auto body = body_of(reply);
+  CHECK(body.at("id").as_int64() == 7);
+  const auto& result = body.at("result").as_object();
+  CHECK(result.at("resultType").as_string() == "complete");
+  CHECK(result.at("supportedVersions").as_array()
+        == json::array{"2026-07-28"});
+  CHECK(result.at("capabilities").as_object()
+        == json::object{{"tools", json::object{}}});
+  CHECK(result.at("ttlMs").as_int64() == 3600000);
+  CHECK(result.at("cacheScope").as_string() == "public");
+  CHECK(result.at("_meta")
+          .at("io.modelcontextprotocol/serverInfo")
+          .at("name")
+          .as_string()
+        == "transitd");
+  CHECK_THAT(std::string{result.at("instructions").as_string()},
+             Catch::Contains("Regions served"));
+}
+
+TEST_CASE_METHOD(endpoint_fixture,
+                 "2026-07-28: tools/list carries cache hints and resultType",
+                 "[mcp][stateless]") {
+  auto reply = endpoint->handle(modern_request("tools/list"));
+  REQUIRE(reply.status == 200);
+  auto body = body_of(reply);
+  const auto& result = body.at("result").as_object();
+  CHECK(result.at("tools").as_array().size() == 4);
+  CHECK(result.at("ttlMs").as_int64() == 3600000);
+  CHECK(result.at("cacheScope").as_string() == "public");
+  CHECK(result.at("resultType").as_string() == "complete");
+  // A session's tools/list has none of the 2026-07-28 fields.
+  auto legacy = rpc(initialize(), "tools/list");
+  CHECK_FALSE(legacy.at("result").as_object().contains("ttlMs"));
+  CHECK_FALSE(legacy.at("result").as_object().contains("resultType"));
+}
+
+TEST_CASE_METHOD(endpoint_fixture,
+                 "2026-07-28: tools/call answers with resultType and the "
+                 "server's identity; the caller is `local`",
+                 "[mcp][stateless]") {
+  auto reply = endpoint->handle(
+    modern_request("tools/call", R"("name":"echo","arguments":{"x":1})", {},
+                   "echo"));
+  REQUIRE(reply.status == 200);
+  CHECK(reply.content_type == "application/json");
+  auto body = body_of(reply);
+  const auto& result = body.at("result").as_object();
+  CHECK(result.at("resultType").as_string() == "complete");
+  CHECK(result.at("isError").as_bool() == false);
+  CHECK(result.at("structuredContent").at("principal").as_string()
+        == "local");
+  CHECK(result.at("_meta")
+          .at("io.modelcontextprotocol/serverInfo")
+          .at("version")
+          .is_string());
+  // A stale Mcp-Session-Id on a 2026-07-28 request is ignored.
+  auto with_session = endpoint->handle(
+    modern_request("tools/call", R"("name":"echo","arguments":{})",
+                   {{"mcp-session-id", "no-such-session"}}, "echo"));
+  CHECK(with_session.status == 200);
+}
+
+TEST_CASE_METHOD(endpoint_fixture,
+                 "2026-07-28: a request missing _meta keys is 400 with "
+                 "-32602, naming them",
+                 "[mcp][stateless]") {
+  // The header names 2026-07-28 but the body has no _meta: not a session
+  // request either.
+  auto bare = post(R"({"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}})",
+                   {{"mcp-protocol-version", "2026-07-28"},
+                    {"mcp-method", "tools/list"}});
+  CHECK(bare.status == 400);
+  CHECK(error_code(bare) == -32602);
+  CHECK(body_of(bare).at("id").as_int64() == 3);
+  CHECK_THAT(bare.body, Catch::Contains("io.modelcontextprotocol/protocolVersion"));
+  // A version but no client capabilities.
+  auto partial = post(
+    R"({"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}})",
+    {{"mcp-protocol-version", "2026-07-28"}, {"mcp-method", "tools/list"}});
+  CHECK(partial.status == 400);
+  CHECK(error_code(partial) == -32602);
+  CHECK_THAT(partial.body,
+             Catch::Contains("io.modelcontextprotocol/clientCapabilities"));
+}
+
+TEST_CASE_METHOD(endpoint_fixture,
+                 "2026-07-28: standard headers must mirror the body (-32020)",
+                 "[mcp][stateless]") {
+  auto refused = [&](mcp::http_request request, const std::string& says) {
+    auto reply = endpoint->handle(request);
+    CHECK(reply.status == 400);
+    CHECK(error_code(reply) == -32020);
+    CHECK(body_of(reply).at("id").as_int64() == 7);
+    CHECK_THAT(reply.body, Catch::Contains(says));
+  };
+  refused(modern_request("tools/list", "",
+                         {{"mcp-protocol-version", "<absent>"}}),
+          "MCP-Protocol-Version header required");
+  refused(modern_request("tools/list", "",
+                         {{"mcp-protocol-version", "2025-11-25"}}),
+          "does not match body value '2026-07-28'");
+  refused(modern_request("tools/list", "", {{"mcp-method", "<absent>"}}),
+          "Mcp-Method header required");
+  refused(modern_request("tools/list", "", {{"mcp-method", "TOOLS/LIST"}}),
+          "Mcp-Method header value 'TOOLS/LIST'");
+  refused(modern_request("tools/call", R"("name":"echo","arguments":{})"),
+          "Mcp-Name header required");
+  refused(modern_request("tools/call", R"("name":"echo","arguments":{})", {},
+                         "chatty"),
+          "Mcp-Name header value 'chatty' does not match body value 'echo'");
+  refused(modern_request("tools/call", R"("name":"echo","arguments":{})", {},
+                         "=?base64?ZWNo!!!?="),
+          "not valid =?base64?...?= text");
+  // Whitespace around a value is not part of it; base64 is decoded.
+  auto padded = endpoint->handle(modern_request(
+    "tools/call", R"("name":"echo","arguments":{})", {}, "  echo\t"));
+  CHECK(padded.status == 200);
+  auto encoded = endpoint->handle(modern_request(
+    "tools/call", R"("name":"echo","arguments":{})", {}, "=?base64?ZWNobw==?="));
+  CHECK(encoded.status == 200);
+}
+
+TEST_CASE_METHOD(endpoint_fixture,
+                 "2026-07-28: an unsupported version is -32022 listing what "
+                 "is served",
+                 "[mcp][stateless]") {
+  auto request = modern_request("tools/list", "",
+                                {{"mcp-protocol-version", "2099-01-01"}});
+  auto at = request.body.find("2026-07-28");
+  request.body.replace(at, 10, "2099-01-01");
+  auto reply = endpoint->handle(request);
+  CHECK(reply.status == 400);
+  auto body = body_of(reply);
+  CHECK(body.at("error").at("code").as_int64() == -32022);
+  CHECK(body.at("error").at("data").at("requested").as_string()
+        == "2099-01-01");
+  CHECK(body.at("error").at("data").at("supported").as_array()
+        == json::array{"2026-07-28"});
+}
+
+TEST_CASE_METHOD(endpoint_fixture,
+                 "2026-07-28: initialize, ping, logging and resources are "
+                 "404 with -32601",
+                 "[mcp][stateless]") {
+  for (auto method : {"initialize", "ping", "logging/setLevel",
+                      "resources/subscribe", "prompts/list",
+                      "subscriptions/listen", "unknown/method"}) {
+    auto reply = endpoint->handle(modern_request(method));
+    INFO(method);
+    CHECK(reply.status == 404);
+    CHECK(error_code(reply) == -32601);
+    CHECK(body_of(reply).at("id").as_int64() == 7);
+  }
+  CHECK(endpoint->session_count() == 0);
+  // A notification is accepted and needs no session.
+  auto note = post(R"({"jsonrpc":"2.0","method":"notifications/initialized","params":{)"
+                     + modern_meta + "}}",
+                   {{"mcp-protocol-version", "2026-07-28"}});
+  CHECK(note.status == 202);
+}
+
+TEST_CASE_METHOD(endpoint_fixture,
+                 "2026-07-28: progress and log lines stream on the call's own "
+                 "reply",
+                 "[mcp][stateless]") {
+  auto request = modern_request(
+    "tools/call", R"("name":"chatty","arguments":{})", {}, "chatty");
+  auto at = request.body.find("\"_meta\":{");
+  request.body.insert(at + 9, R"("progressToken":"p1","io.modelcontextprotocol/logLevel":"warning",)");
+  auto reply = endpoint->handle(request);
+  REQUIRE(reply.status == 200);
+  CHECK(reply.content_type == "text/event-stream");
+  CHECK_THAT(reply.body, Catch::Contains(R"("progressToken":"p1")"));
+  CHECK_THAT(reply.body, Catch::Contains("upstream slow, retrying"));
+  CHECK_THAT(reply.body, Catch::Contains(R"("resultType":"complete")"));
+  // A client that takes JSON only gets the result alone.
+  auto json_only = request;
+  for (auto& [k, v] : json_only.headers)
+    if (k == "accept")
+      v = "application/json";
+  auto plain = endpoint->handle(json_only);
+  CHECK(plain.content_type == "application/json");
+  CHECK_THAT(plain.body, !Catch::Contains("notifications/"));
+  CHECK(body_of(plain).at("result").at("isError").as_bool() == false);
+}
+
+TEST_CASE_METHOD(endpoint_fixture,
+                 "Accept must admit JSON or SSE (406 otherwise), either one "
+                 "suffices",
+                 "[mcp][accept]") {
+  auto list = [&](const std::string& accept) {
+    return endpoint->handle(modern_request("tools/list", "",
+                                           {{"accept", accept}}));
+  };
+  CHECK(list("text/html").status == 406);
+  CHECK(list("application/json;q=0, text/html").status == 406);
+  CHECK(list("application/json").status == 200);
+  CHECK(list("text/event-stream").status == 200);
+  CHECK(list("*/*").status == 200);
+  CHECK(list("application/*;q=0.5").status == 200);
+  // The session revisions follow the same rule.
+  auto refused = post(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}})",
+                      {{"accept", "image/png"}});
+  CHECK(refused.status == 406);
+}
+
+TEST_CASE_METHOD(endpoint_fixture,
+                 "over stdio a 2026-07-28 request needs no headers, and "
+                 "notifications/cancelled stops its call",
+                 "[mcp][stateless][stdio]") {
+  mcp::http_request request;
+  request.method = "POST";
+  request.stdio = true;
+  request.headers = {{"content-type", "application/json"}};
+  request.body = R"({"jsonrpc":"2.0","id":"s1","method":"tools/call","params":{"name":"slow","arguments":{},)"
+                 + modern_meta + "}}";
+  std::optional<mcp::http_reply> got;
+  std::mutex m;
+  std::thread call{[&] {
+    auto reply = endpoint->handle(request);
+    std::lock_guard<std::mutex> guard{m};
+    got = std::move(reply);
+  }};
+  slow_started.get_future().wait();
+  mcp::http_request cancel = request;
+  cancel.body = R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s1",)"
+                + modern_meta + "}}";
+  CHECK(endpoint->handle(cancel).status == 202);
+  call.join();
+  CHECK(slow_saw_cancel);
+  std::lock_guard<std::mutex> guard{m};
+  REQUIRE(got);
+  CHECK(got->body.empty()); // a cancelled call gets no response
 }
