@@ -2,7 +2,7 @@
 // wrote it) against transitd. Connects, lists tools, calls get_departures
 // with valid and invalid arguments, and ends the session.
 //
-//   node client.mjs http://127.0.0.1:PORT/mcp
+//   node client.mjs http://127.0.0.1:PORT/mcp [/path/to/transitd (stdio)]
 
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -136,6 +136,26 @@ await check("terminate the session", async () => {
   assert.equal(transport.sessionId, undefined);
   await client.close();
 });
+
+// stdio: the SDK launches transitd itself (one JSON-RPC message per line).
+const daemon = process.argv[3];
+if (daemon) {
+  const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+  const stdio = new Client({ name: "transitd-interop-stdio", version: "1.0.0" });
+  await check("stdio: connect, list and call", async () => {
+    await stdio.connect(new StdioClientTransport({
+      command: daemon, args: ["--stdio", "--demo", "--data-dir", ":memory:"], stderr: "ignore" }));
+    const { tools } = await stdio.listTools();
+    assert.equal(tools.length, 9);
+    const result = await stdio.callTool({ name: "save_user_variable",
+      arguments: { key: "work", type: "stop", value: { stopId: "HSL:1040129" } } });
+    assert.notEqual(result.isError, true, JSON.stringify(result));
+    const board = await stdio.callTool({ name: "get_departures",
+      arguments: { stop: { type: "label", value: "work" }, limit: 1 } });
+    assert.equal(board.structuredContent.stopId, "HSL:1040129");
+    await stdio.close();
+  });
+}
 
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);
