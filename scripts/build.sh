@@ -7,7 +7,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 flavour=${1:-release}
 case "$flavour" in
   release)  dir="$root/build"; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo) ;;
-  sanitize) dir="$root/build-sanitize"; flags=(-DCMAKE_BUILD_TYPE=Debug -DTRANSITD_SANITIZE=ON) ;;
+  # The benchmarks are measured optimised only: not built here.
+  sanitize) dir="$root/build-sanitize"; flags=(-DCMAKE_BUILD_TYPE=Debug -DTRANSITD_SANITIZE=ON -DTRANSITD_BUILD_BENCH=OFF) ;;
   *) echo "build.sh: unknown flavour '$flavour' (release|sanitize)" >&2; exit 2 ;;
 esac
 cmake -S "$root" -B "$dir" "${flags[@]}" >/dev/null

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "support/daemon_harness.hpp"
+#include "support/test_issuer.hpp"
 
 namespace json = boost::json;
 using namespace transitd;
@@ -233,4 +234,91 @@ TEST_CASE("e2e: /readyz reports station data, store and providers",
     CHECK(body.at("checks").at("store") == "ok");
     std::filesystem::remove_all(options.station_data);
   }
+}
+
+TEST_CASE("e2e: OAuth access tokens: protected-resource metadata, 401 with "
+          "its URL, two subjects kept apart, scopes gate the variable tools",
+          "[e2e][security][oauth]") {
+  testing::test_issuer issuer;
+  issuer.add_key("k1", "ES256");
+  test::harness_options options;
+  options.oauth_issuers = {issuer.url()};
+  options.oauth_resource = "http://127.0.0.1/mcp";
+  daemon_harness daemon{options};
+  mcp_client anonymous{daemon.port()};
+  // RFC 9728 metadata, at the root and with the resource's path.
+  for (auto path : {"/.well-known/oauth-protected-resource",
+                    "/.well-known/oauth-protected-resource/mcp"}) {
+    auto metadata = anonymous.get(path);
+    REQUIRE(metadata.status == 200);
+    auto body = metadata.json().as_object();
+    CHECK(body.at("resource") == "http://127.0.0.1/mcp");
+    CHECK(body.at("authorization_servers").at(0).as_string() == issuer.url());
+  }
+  auto refused = anonymous.post(json::object{
+    {"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
+    {"params", json::object{{"protocolVersion", "2025-11-25"}}}});
+  CHECK(refused.status == 401);
+  CHECK_THAT(refused.header("WWW-Authenticate"),
+             Contains("resource_metadata=\"http://127.0.0.1/.well-known/"
+                      "oauth-protected-resource/mcp\""));
+  auto now = std::chrono::duration_cast<std::chrono::seconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+               .count();
+  auto token = [&](const std::string& subject, const std::string& scope) {
+    return issuer.sign("k1", json::object{{"iss", issuer.url()},
+                                          {"sub", subject},
+                                          {"aud", "http://127.0.0.1/mcp"},
+                                          {"exp", now + 600},
+                                          {"scope", scope}});
+  };
+  mcp_client alice{daemon.port()};
+  alice.bearer = token("alice", "variables:read variables:write");
+  alice.initialize();
+  CHECK_FALSE(alice.call_tool("save_user_variable", save_home())
+                .at("isError")
+                .as_bool());
+  mcp_client bob{daemon.port()};
+  bob.bearer = token("bob", "variables:read variables:write");
+  bob.initialize();
+  CHECK(test::structured(bob.call_tool("get_user_variables", json::object{}))
+          .at("variables")
+          .as_array()
+          .empty());
+  CHECK_FALSE(test::structured(bob.call_tool("delete_user_variable",
+                                             json::object{{"key", "home"}}))
+                .at("deleted")
+                .as_bool());
+  CHECK(test::structured(alice.call_tool("get_user_variables",
+                                         json::object{}))
+          .at("variables")
+          .as_array()
+          .size()
+        == 1);
+  // A read-only token may list, not save: 403 naming the scope.
+  mcp_client reader{daemon.port()};
+  reader.bearer = token("alice", "variables:read");
+  reader.initialize();
+  CHECK(test::structured(reader.call_tool("get_user_variables",
+                                          json::object{}))
+          .at("variables")
+          .as_array()
+          .size()
+        == 1);
+  auto save = reader.post(json::object{
+    {"jsonrpc", "2.0"}, {"id", 9}, {"method", "tools/call"},
+    {"params", json::object{{"name", "save_user_variable"},
+                            {"arguments", save_home()}}}});
+  CHECK(save.status == 403);
+  CHECK_THAT(save.header("WWW-Authenticate"),
+             Contains("scope=\"variables:write\""));
+  // A session opened with one subject's token is not usable with another's.
+  mcp_client crossed{daemon.port()};
+  crossed.bearer = bob.bearer;
+  crossed.session_id = alice.session_id;
+  CHECK(crossed
+          .post(json::object{{"jsonrpc", "2.0"}, {"id", 10},
+                             {"method", "ping"}})
+          .status
+        == 403);
 }

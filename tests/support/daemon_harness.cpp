@@ -86,6 +86,8 @@ daemon_harness::daemon_harness(harness_options options) {
                   {"stationToilets", options.station_toilets_tps}};
   cfg.tfl_station_data = options.station_data;
   cfg.tokens = options.tokens;
+  cfg.oauth_issuers = options.oauth_issuers;
+  cfg.oauth_resource = options.oauth_resource;
   cfg.tls_cert = options.tls_cert;
   cfg.tls_key = options.tls_key;
   cfg.gtfs_feeds = options.gtfs_feeds;

@@ -51,6 +51,9 @@ struct harness_options {
   std::size_t http_workers = 4;
   /// Bearer tokens (null: no authentication).
   std::shared_ptr<const token_table> tokens;
+  /// OAuth: accepted issuers and this server's canonical URI.
+  std::vector<std::string> oauth_issuers;
+  std::string oauth_resource;
   /// PEM files: serve HTTPS.
   std::string tls_cert;
   std::string tls_key;

@@ -305,6 +305,42 @@ TEST_CASE("tokens file and TLS settings are checked", "[config][security]") {
   CHECK(both->config.tls_cert == "/c.pem");
 }
 
+TEST_CASE("OAuth settings: issuers and resource together, https or "
+          "loopback http; --stdio",
+          "[config][security][oauth]") {
+  inputs in;
+  auto both = in.parse({"--oauth-issuer",
+                        "https://as.example,https://as2.example/tenant",
+                        "--oauth-resource", "https://transit.example/mcp",
+                        "--bind", "0.0.0.0"});
+  REQUIRE(both);
+  CHECK(both->config.oauth_issuers.size() == 2);
+  CHECK(both->config.oauth_resource == "https://transit.example/mcp");
+  // OAuth is authentication: a public bind needs no --insecure.
+  CHECK_FALSE(exposed_without_auth(both->config));
+  auto half = in.parse({"--oauth-issuer", "https://as.example"});
+  REQUIRE_FALSE(half);
+  CHECK_THAT(half.error().message, Catch::Contains("--oauth-resource"));
+  auto other_half = in.parse({"--oauth-resource", "https://t.example/mcp"});
+  REQUIRE_FALSE(other_half);
+  CHECK_THAT(other_half.error().message, Catch::Contains("--oauth-issuer"));
+  auto plain = in.parse({"--oauth-issuer", "http://as.example",
+                         "--oauth-resource", "https://t.example/mcp"});
+  REQUIRE_FALSE(plain);
+  CHECK_THAT(plain.error().message,
+             Catch::Contains("must be https (http only on loopback)"));
+  auto local = in.parse({"--oauth-issuer", "http://127.0.0.1:9000",
+                         "--oauth-resource", "http://localhost:8080/mcp"});
+  CHECK(local);
+  auto query = in.parse({"--oauth-issuer", "https://as.example/?x=1",
+                         "--oauth-resource", "https://t.example/mcp"});
+  REQUIRE_FALSE(query);
+  CHECK_THAT(query.error().message, Catch::Contains("query or fragment"));
+  auto stdio = in.parse({"--stdio"});
+  REQUIRE(stdio);
+  CHECK(stdio->config.stdio);
+}
+
 TEST_CASE("hardening settings parse and name their bounds",
           "[config][security]") {
   auto r = inputs{}.parse(
