@@ -1,8 +1,9 @@
 // libFuzzer: the MCP endpoint (JSON-RPC parsing, sessions, dispatch,
 // tools/list, tools/call argument parsing of every real tool) on any POST
 // body. Tools run their strict parsers only; nothing leaves the process.
-// The first byte picks the headers: with or without the session, and an
-// odd Content-Type or protocol version now and then.
+// The first byte picks the headers: with or without the session, an odd
+// Content-Type or protocol version now and then, and 2026-07-28 headers
+// mirroring the body (over HTTP or as a stdio line).
 
 #include <memory>
 #include <string>
@@ -87,6 +88,22 @@ struct fixture {
       r.headers.emplace_back("mcp-protocol-version", "2025-06-18");
     if (flags & 0x20)
       r.headers.emplace_back("origin", "http://localhost:3000");
+    if (flags & 0x02) {
+      // 2026-07-28: headers that mirror the body, so that the checks pass
+      // and dispatch is reached; or (with 0x04) a line over stdio.
+      r.stdio = (flags & 0x04) != 0;
+      json::error_code ec;
+      auto parsed = json::parse(body, ec);
+      if (!ec && parsed.is_object()) {
+        const auto& o = parsed.get_object();
+        r.headers.emplace_back("mcp-protocol-version", "2026-07-28");
+        if (auto m = o.if_contains("method"); m && m->is_string())
+          r.headers.emplace_back("mcp-method", std::string{m->get_string()});
+        if (auto p = o.if_contains("params"); p && p->is_object())
+          if (auto n = p->get_object().if_contains("name"); n && n->is_string())
+            r.headers.emplace_back("mcp-name", std::string{n->get_string()});
+      }
+    }
     r.body = std::move(body);
     return r;
   }

@@ -1,0 +1,48 @@
+// libFuzzer: the OAuth resource server's token check on any bearer token:
+// JWT splitting, base64url, header and claims JSON, the algorithm and key
+// rules, ES256 signature decoding and verification, and the claims. The
+// issuer's metadata and key set are fixed (no network): one P-256 key.
+
+#include <string>
+
+#include <spdlog/spdlog.h>
+
+#include "tests/fuzz/common.hpp"
+#include "transport/oauth.hpp"
+
+using namespace transitd;
+
+namespace {
+
+constexpr const char* issuer = "https://as.example";
+
+outcome<std::string> fixed_documents(const std::string& url, std::size_t,
+                                     std::chrono::milliseconds) {
+  if (url.find("oauth-authorization-server") != std::string::npos)
+    return std::string{R"({"issuer":"https://as.example","jwks_uri":"https://as.example/jwks"})"};
+  return std::string{
+    R"({"keys":[{"kty":"EC","crv":"P-256","kid":"k1","alg":"ES256","use":"sig",)"
+    R"("x":"BSyO72OspL-SoYnCKSP9yWpZnVCWMep_DXGn--nI4Do",)"
+    R"("y":"mRPfKHAFy8KFoO4ElTRptQ2NfeVkWcrqjvGoRm-Ctsk"},)"
+    R"({"kty":"RSA","kid":"short","n":"AQAB","e":"AQAB"}]})"};
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static oauth::validator* v = [] {
+    spdlog::set_level(spdlog::level::off);
+    oauth::options opts;
+    opts.resource = "https://transit.example/mcp";
+    opts.issuers = {issuer};
+    opts.now_s = [] { return int64_t{1'790'000'000}; };
+    return new oauth::validator{opts, fixed_documents};
+  }();
+  auto token = fuzz::text(data, size);
+  auto result = v->validate(token);
+  // No forged token can be accepted: the key's private half is not here.
+  if (std::holds_alternative<oauth::identity>(result))
+    __builtin_trap();
+  (void)oauth::base64url_decode(token);
+  return 0;
+}
