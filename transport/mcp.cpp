@@ -8,6 +8,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "util/base64.hpp"
 #include "util/ids.hpp"
 #include "messages/time.hpp"
 #include "transport/json_rpc.hpp"
@@ -154,37 +155,10 @@ std::optional<std::string> decode_header_value(std::string_view value) {
     return std::string{value};
   auto payload = value.substr(prefix.size(),
                               value.size() - prefix.size() - suffix.size());
-  if (payload.size() % 4 != 0)
+  auto decoded = base64_decode(payload, base64_form::standard_padded);
+  if (!decoded)
     return std::nullopt;
-  static constexpr std::string_view alphabet
-    = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  uint32_t buffer = 0;
-  int bits = 0;
-  std::size_t padding = 0;
-  for (std::size_t i = 0; i < payload.size(); ++i) {
-    char c = payload[i];
-    if (c == '=') {
-      // Only at the end, at most two.
-      if (i + 2 < payload.size())
-        return std::nullopt;
-      ++padding;
-      continue;
-    }
-    if (padding > 0)
-      return std::nullopt;
-    auto pos = alphabet.find(c);
-    if (pos == std::string_view::npos)
-      return std::nullopt;
-    buffer = (buffer << 6) | static_cast<uint32_t>(pos);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((buffer >> bits) & 0xff));
-    }
-  }
-  if (padding > 2 || (bits > 0 && (buffer & ((1u << bits) - 1)) != 0))
-    return std::nullopt;
+  const auto& out = *decoded;
   // UTF-8: well-formed sequences only.
   for (std::size_t i = 0; i < out.size();) {
     auto c = static_cast<unsigned char>(out[i]);

@@ -1,7 +1,6 @@
 #include "transport/oauth.hpp"
 
 #include <algorithm>
-#include <array>
 
 #include <boost/json.hpp>
 #include <httplib.h>
@@ -13,16 +12,13 @@
 #include <spdlog/spdlog.h>
 
 #include "net/url.hpp"
-#include "transport/auth.hpp"
+#include "util/base64.hpp"
 
 namespace json = boost::json;
 
 namespace transitd::oauth {
 
 namespace {
-
-constexpr std::string_view alphabet
-  = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 refusal invalid(std::string description) {
   return refusal{"invalid_token", std::move(description)};
@@ -73,49 +69,11 @@ pkey_ptr key_from_params(const char* type, OSSL_PARAM_BLD* build) {
 } // namespace
 
 std::optional<std::string> base64url_decode(std::string_view text) {
-  std::array<int, 256> value{};
-  value.fill(-1);
-  for (std::size_t i = 0; i < alphabet.size(); ++i)
-    value[static_cast<unsigned char>(alphabet[i])] = static_cast<int>(i);
-  if (text.size() % 4 == 1)
-    return std::nullopt;
-  std::string out;
-  out.reserve(text.size() * 3 / 4);
-  uint32_t buffer = 0;
-  int bits = 0;
-  for (char c : text) {
-    auto v = value[static_cast<unsigned char>(c)];
-    if (v < 0)
-      return std::nullopt;
-    buffer = (buffer << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((buffer >> bits) & 0xff));
-    }
-  }
-  // Leftover bits must be zero (canonical encoding).
-  if (bits > 0 && (buffer & ((1u << bits) - 1)) != 0)
-    return std::nullopt;
-  return out;
+  return base64_decode(text, base64_form::url_unpadded);
 }
 
 std::string base64url_encode(std::string_view bytes) {
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  uint32_t buffer = 0;
-  int bits = 0;
-  for (unsigned char c : bytes) {
-    buffer = (buffer << 8) | c;
-    bits += 8;
-    while (bits >= 6) {
-      bits -= 6;
-      out.push_back(alphabet[(buffer >> bits) & 0x3f]);
-    }
-  }
-  if (bits > 0)
-    out.push_back(alphabet[(buffer << (6 - bits)) & 0x3f]);
-  return out;
+  return base64_encode(bytes, base64_form::url_unpadded);
 }
 
 bool identity::has_scope(std::string_view scope) const {

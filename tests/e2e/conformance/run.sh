@@ -17,18 +17,9 @@ if [ ! -d "$work/node_modules/@modelcontextprotocol/conformance" ]; then
   (cd "$work" && npm install --no-audit --no-fund --loglevel=error >/dev/null)
 fi
 
-log=$(mktemp)
-"$daemon" --demo --port 0 --data-dir :memory: >"$log" 2>&1 &
-pid=$!
-trap 'kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true; rm -f "$log"' EXIT
-port=""
-for _ in $(seq 1 100); do
-  port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/mcp.*|\1|p' "$log")
-  [ -n "$port" ] && break
-  kill -0 $pid 2>/dev/null || { cat "$log"; echo "transitd exited early"; exit 1; }
-  sleep 0.1
-done
-[ -n "$port" ] || { cat "$log"; echo "transitd did not start"; exit 1; }
+# shellcheck source=../start_daemon.sh
+source "$here/../start_daemon.sh"
+start_daemon "$daemon"
 
 cd "$work"
 status=0

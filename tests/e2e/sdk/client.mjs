@@ -5,23 +5,11 @@
 //   node client.mjs http://127.0.0.1:PORT/mcp [/path/to/transitd (stdio)]
 
 import assert from "node:assert/strict";
+import { check, finish } from "./check.mjs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 const url = new URL(process.argv[2]);
-let passed = 0;
-let failed = 0;
-
-async function check(name, body) {
-  try {
-    await body();
-    passed++;
-    console.log(`ok - ${name}`);
-  } catch (err) {
-    failed++;
-    console.log(`not ok - ${name}\n  ${err?.stack ?? err}`);
-  }
-}
 
 const transport = new StreamableHTTPClientTransport(url);
 const client = new Client({ name: "transitd-interop", version: "1.0.0" });
@@ -157,5 +145,4 @@ if (daemon) {
   });
 }
 
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+finish();

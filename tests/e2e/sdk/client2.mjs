@@ -6,24 +6,12 @@
 //   node client2.mjs http://127.0.0.1:PORT/mcp /path/to/transitd
 
 import assert from "node:assert/strict";
+import { check, finish } from "./check.mjs";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 
 const url = new URL(process.argv[2]);
 const daemon = process.argv[3];
-let passed = 0;
-let failed = 0;
-
-async function check(name, body) {
-  try {
-    await body();
-    passed++;
-    console.log(`ok - ${name}`);
-  } catch (err) {
-    failed++;
-    console.log(`not ok - ${name}\n  ${err?.stack ?? err}`);
-  }
-}
 
 async function exercise(label, client, expectedVersion) {
   await check(`${label}: negotiated ${expectedVersion}`, async () => {
@@ -114,5 +102,4 @@ for (const [label, options] of [["stdio pinned", { versionNegotiation: { mode: {
   await exercise(label, client, label.endsWith("pinned") ? "2026-07-28" : "2025-11-25");
 }
 
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+finish();
