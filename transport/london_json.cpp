@@ -31,6 +31,7 @@ json::object station_envelope(bool success, std::string_view code,
 const field& station_toilets_input() {
   static const auto input = field::object(
     {}, {field::string("stationName", "e.g. \"Abbey Wood\"")
+                .header("Station")
            .length(london_place_text)
            .required()});
   return input;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
+#include <cstdlib>
 #include <condition_variable>
 #include <system_error>
 
@@ -665,6 +667,10 @@ endpoint::handle_stateless(const http_request& request,
                       "Header mismatch: Mcp-Name header value '" + *decoded
                         + "' does not match body value '" + expected + "'");
     }
+    if (message.method == "tools/call")
+      if (auto mismatch = check_param_headers(request, message.params))
+        return refuse(400, json_rpc::header_mismatch,
+                      "Header mismatch: " + *mismatch);
   }
   // 3. The revision.
   if (version != stateless_protocol_version)
@@ -708,6 +714,65 @@ endpoint::handle_stateless(const http_request& request,
                 "Method not found: " + message.method
                   + " (this server offers server/discover, tools/list and "
                     "tools/call)");
+}
+
+std::optional<std::string>
+endpoint::check_param_headers(const http_request& request,
+                              const json::object& params) const {
+  auto name = params.find("name");
+  if (name == params.end() || !name->value().is_string())
+    return std::nullopt; // the call itself says what is wrong
+  const auto* spec = catalog_.find(name->value().get_string());
+  if (spec == nullptr)
+    return std::nullopt;
+  const json::object* arguments = nullptr;
+  if (auto a = params.find("arguments");
+      a != params.end() && a->value().is_object())
+    arguments = &a->value().get_object();
+  for (const auto& member : spec->input.members) {
+    if (member.mcp_header.empty())
+      continue;
+    auto header_name = "Mcp-Param-" + member.mcp_header;
+    auto raw = request.header(lower(header_name));
+    std::optional<std::string> decoded;
+    if (!raw.empty()) {
+      decoded = decode_header_value(trim_ows(raw));
+      if (!decoded)
+        return header_name + " header is not valid =?base64?...?= text";
+    }
+    const json::value* value = nullptr;
+    if (arguments)
+      if (auto v = arguments->find(member.name); v != arguments->end())
+        value = &v->value();
+    if (value == nullptr || value->is_null())
+      continue; // nothing to mirror
+    std::string expected;
+    if (value->is_string())
+      expected = std::string{value->get_string()};
+    else if (value->is_bool())
+      expected = value->get_bool() ? "true" : "false";
+    else if (value->is_int64() || value->is_uint64())
+      expected = json::serialize(*value);
+    else
+      continue; // the argument check names the wrong type
+    if (!decoded)
+      return header_name + " header required (the body sets \""
+             + member.name + "\")";
+    if (value->is_int64() || value->is_uint64()) {
+      // Integers compare as numbers ("07" is 7).
+      const char* begin = decoded->c_str();
+      char* end = nullptr;
+      errno = 0;
+      auto number = std::strtoll(begin, &end, 10);
+      if (!decoded->empty() && end == begin + decoded->size() && errno == 0
+          && std::to_string(number) == expected)
+        continue;
+    }
+    if (*decoded != expected)
+      return header_name + " header value '" + *decoded
+             + "' does not match body value '" + expected + "'";
+  }
+  return std::nullopt;
 }
 
 json::object endpoint::discover(const json::value& id) const {

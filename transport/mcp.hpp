@@ -210,6 +210,11 @@ private:
                                              reply_sink& done);
   /// What the server is for (initialize and server/discover).
   std::string instructions() const;
+  /// The Mcp-Param-* headers of a 2026-07-28 tools/call against the body
+  /// (the tool's x-mcp-header fields): what disagrees, or nullopt.
+  std::optional<std::string>
+  check_param_headers(const http_request& request,
+                      const boost::json::object& params) const;
   /// server/discover (2026-07-28).
   boost::json::object discover(const boost::json::value& id) const;
   /// Adds what every 2026-07-28 result carries: resultType and the server's

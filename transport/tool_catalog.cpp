@@ -294,6 +294,11 @@ field& field::fallback(json::value value) {
   return *this;
 }
 
+field& field::header(std::string name) {
+  mcp_header = std::move(name);
+  return *this;
+}
+
 json::object field::schema() const {
   json::object out;
   switch (type) {
@@ -350,6 +355,8 @@ json::object field::schema() const {
     out["default"] = default_value;
   if (!description.empty())
     out["description"] = description;
+  if (!mcp_header.empty())
+    out["x-mcp-header"] = mcp_header;
   return out;
 }
 

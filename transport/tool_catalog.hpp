@@ -143,6 +143,11 @@ struct field {
   field& at_most(std::size_t items);
   /// The default the schema shows (integers show their range's).
   field& fallback(boost::json::value value);
+  /// Top-level strings, integers and booleans: 2026-07-28 clients mirror
+  /// the value into the HTTP header `Mcp-Param-NAME` (the schema's
+  /// `x-mcp-header`), for proxies that route without reading bodies; the
+  /// endpoint checks the header against the body.
+  field& header(std::string name);
 
   /// The JSON Schema of this field.
   boost::json::object schema() const;
@@ -164,6 +169,8 @@ struct field {
   std::string invalid_message;
   std::optional<std::size_t> max_items;
   boost::json::value default_value;
+  /// The x-mcp-header name ("" when not mirrored).
+  std::string mcp_header;
   /// object: members; array: the item; tagged/depends_on: unused.
   std::vector<field> members;
   /// tagged: the member naming the alternative; depends_on: the sibling.

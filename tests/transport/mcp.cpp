@@ -1113,3 +1113,51 @@ TEST_CASE_METHOD(endpoint_fixture,
   REQUIRE(got);
   CHECK(got->body.empty()); // a cancelled call gets no response
 }
+
+TEST_CASE("2026-07-28: Mcp-Param headers of x-mcp-header fields mirror "
+          "the body",
+          "[mcp][stateless][headers]") {
+  mcp::tool_catalog catalog;
+  mcp::tool_spec find;
+  find.name = "find";
+  find.description = "d";
+  find.input = mcp::field::object(
+    {}, {mcp::field::string("station").header("Station"),
+         mcp::field::integer("limit", {1, 10, 5}).header("Limit")});
+  find.output_schema = mcp::schema_object({}, {});
+  find.run = [](const json::object&, call_context&,
+                const std::shared_ptr<mcp::cancellation>&,
+                mcp::tool_done done) {
+    done(mcp::success_outcome(json::object{}));
+  };
+  catalog.add(find);
+  mcp::endpoint ep{mcp::endpoint_options{}, catalog};
+  // tools/list declares the header.
+  auto list = body_of(ep.handle(modern_request("tools/list")));
+  CHECK(list.at("result").at("tools").at(0).at("inputSchema").at("properties")
+          .at("station").at("x-mcp-header").as_string() == "Station");
+  auto call = [&](const std::string& args,
+                  std::vector<std::pair<std::string, std::string>> headers) {
+    return ep.handle(modern_request("tools/call",
+                                    R"("name":"find","arguments":)" + args,
+                                    std::move(headers), "find"));
+  };
+  CHECK(call(R"({"station":"Bank"})", {{"mcp-param-station", "Bank"}}).status
+        == 200);
+  CHECK(call(R"({"station":"Bänk"})",
+             {{"mcp-param-station", "=?base64?QsOkbms=?="}})
+          .status
+        == 200);
+  CHECK(call(R"({"limit":7})", {{"mcp-param-limit", "07"}}).status == 200);
+  CHECK(call(R"({})", {}).status == 200); // nothing to mirror
+  auto missing = call(R"({"station":"Bank"})", {});
+  CHECK(missing.status == 400);
+  CHECK(error_code(missing) == -32020);
+  CHECK_THAT(missing.body, Catch::Contains("Mcp-Param-Station header required"));
+  auto wrong = call(R"({"station":"Bank"})", {{"mcp-param-station", "Oval"}});
+  CHECK(error_code(wrong) == -32020);
+  auto broken = call(R"({"station":"Bank"})",
+                     {{"mcp-param-station", "=?base64?QmFuaw?="}});
+  CHECK(error_code(broken) == -32020);
+  CHECK_THAT(broken.body, Catch::Contains("not valid"));
+}

@@ -61,6 +61,11 @@ async function exercise(label, client, expectedVersion) {
     assert.notEqual(result.isError, true, JSON.stringify(result));
     assert.ok(result.structuredContent.itineraries.length >= 1);
   });
+  await check(`${label}: stationToilets (Mcp-Param-Station under 2026-07-28)`, async () => {
+    const result = await client.callTool({ name: "stationToilets", arguments: { stationName: "Abbey Wood" } });
+    assert.notEqual(result.isError, true, JSON.stringify(result));
+    assert.equal(result.structuredContent.stationName, "Abbey Wood");
+  });
   await check(`${label}: an unknown tool is refused`, async () => {
     await assert.rejects(client.callTool({ name: "no_such_tool", arguments: {} }));
   });
