@@ -76,6 +76,10 @@ int main(int argc, char** argv) {
   }
   auto cfg = parsed->config;
   configure_logging(cfg.log_level, cfg.log_format, cfg.stdio);
+  // A client that closes our standard output must not kill the daemon
+  // (the write fails instead, and the calls in flight end normally).
+  if (cfg.stdio)
+    std::signal(SIGPIPE, SIG_IGN);
   if (cfg.tokens)
     spdlog::info("authentication on: {} bearer token(s) from {}",
                  cfg.tokens->size(), cfg.auth_tokens_file);

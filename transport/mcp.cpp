@@ -355,7 +355,8 @@ endpoint::authenticate(const http_request& request, credentials& who) const {
   std::optional<std::string> principal;
   std::string problem;
   if (token && options_.tokens)
-    principal = options_.tokens->principal_of(*token);
+    if (auto name = options_.tokens->principal_of(*token))
+      principal = "user:" + *name;
   if (token && !principal && options_.oauth) {
     auto checked = options_.oauth->validate(*token);
     if (auto* id = std::get_if<oauth::identity>(&checked)) {
@@ -379,10 +380,10 @@ endpoint::authenticate(const http_request& request, credentials& who) const {
                    + oauth::validator::metadata_url(
                      options_.oauth->settings().resource)
                    + "\"";
+    // Why is said in the body only: the header's quoted strings must not
+    // carry text taken from the token.
     if (token)
       challenge += ", error=\"invalid_token\"";
-    if (!problem.empty())
-      challenge += ", error_description=\"" + problem + "\"";
     reply.headers.emplace_back("WWW-Authenticate", std::move(challenge));
     return reply;
   }
@@ -598,8 +599,12 @@ endpoint::handle_stateless(const http_request& request,
   bool is_request = message.kind == json_rpc::message_kind::request;
   auto refuse = [&](int status, int code, std::string text,
                     std::optional<json::value> data = {}) {
-    return json_reply(status, json_rpc::make_error(id, code, text,
-                                                   std::move(data)));
+    auto error = json_rpc::make_error(id, code, text, std::move(data));
+    // 2026-07-28 ids are strings or integers: a notification's error (it
+    // has no id) leaves the member out rather than send null.
+    if (id.is_null())
+      error.erase("id");
+    return json_reply(status, error);
   };
   // 1. The request's own description.
   std::string missing;
@@ -667,10 +672,6 @@ endpoint::handle_stateless(const http_request& request,
                       "Header mismatch: Mcp-Name header value '" + *decoded
                         + "' does not match body value '" + expected + "'");
     }
-    if (message.method == "tools/call")
-      if (auto mismatch = check_param_headers(request, message.params))
-        return refuse(400, json_rpc::header_mismatch,
-                      "Header mismatch: " + *mismatch);
   }
   // 3. The revision.
   if (version != stateless_protocol_version)
@@ -682,6 +683,11 @@ endpoint::handle_stateless(const http_request& request,
                   json::object{{"supported",
                                 json::array{stateless_protocol_version}},
                                {"requested", version}});
+  // The Mcp-Param-* headers, once the version is known to be served.
+  if (is_request && !request.stdio && message.method == "tools/call")
+    if (auto mismatch = check_param_headers(request, message.params))
+      return refuse(400, json_rpc::header_mismatch,
+                    "Header mismatch: " + *mismatch);
   if (!is_request) {
     // Over HTTP a client cancels by closing the call's stream; over stdio
     // it names the call (ids are its own: one client per process).
@@ -1095,7 +1101,7 @@ std::optional<http_reply> endpoint::call_tool(const call_origin& origin,
   // without authentication the daemon serves one user, `local`, whatever
   // the revision or transport.
   context.principal = from.principal.empty() ? std::string{"local"}
-                                             : "user:" + from.principal;
+                                             : from.principal;
   context.received_ms = now_ms();
   auto timeout = options_.tool_timeout_ms;
   if (auto t = options_.tool_timeouts_ms.find(name);

@@ -91,8 +91,8 @@ struct endpoint_options {
   /// and port) or a whole origin ("https://app.example:8443"). "*" any.
   std::vector<std::string> allowed_origins{"localhost", "127.0.0.1",
                                            "[::1]"};
-  /// Bearer tokens. Null: no authentication, and saved variables belong to
-  /// the MCP session (D17).
+  /// Bearer tokens. Null (and no OAuth): no authentication, and saved
+  /// variables belong to the one user, `local` (D17 revised).
   std::shared_ptr<const token_table> tokens;
   /// OAuth JWT access tokens (beside the static tokens). Null: none.
   std::shared_ptr<oauth::validator> oauth;

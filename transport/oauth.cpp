@@ -7,6 +7,7 @@
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/ecdsa.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/param_build.h>
 #include <spdlog/spdlog.h>
@@ -141,6 +142,7 @@ std::optional<pkey_ptr> jwk_key(const json::object& jwk, std::string& alg,
     OSSL_PARAM_BLD_push_BN(build.get(), OSSL_PKEY_PARAM_RSA_N, n.get());
     OSSL_PARAM_BLD_push_BN(build.get(), OSSL_PKEY_PARAM_RSA_E, e.get());
     auto key = key_from_params("RSA", build.get());
+    ERR_clear_error();
     if (!key) {
       why = "RSA parameters rejected";
       return std::nullopt;
@@ -166,6 +168,7 @@ std::optional<pkey_ptr> jwk_key(const json::object& jwk, std::string& alg,
     OSSL_PARAM_BLD_push_octet_string(build.get(), OSSL_PKEY_PARAM_PUB_KEY,
                                      point.data(), point.size());
     auto key = key_from_params("EC", build.get());
+    ERR_clear_error();
     if (!key) {
       why = "P-256 point rejected";
       return std::nullopt;
@@ -216,6 +219,9 @@ bool verify_signature(const EVP_PKEY* pkey, std::string_view alg,
                  signed_part.size())
                  == 1;
   EVP_MD_CTX_free(ctx);
+  // A failed check leaves errors on this thread's OpenSSL queue, where a
+  // TLS connection served by the same thread would find them.
+  ERR_clear_error();
   return ok;
 }
 
@@ -311,6 +317,12 @@ std::optional<std::string> validator::refresh(issuer_keys& keys) {
       continue;
     }
     jwks_uri = string_member(*document, "jwks_uri");
+    if (keys.issuer.rfind("https://", 0) == 0
+        && jwks_uri.rfind("https://", 0) != 0) {
+      why = "the jwks_uri of " + keys.issuer + " is not https";
+      jwks_uri.clear();
+      continue;
+    }
     if (jwks_uri.empty()) {
       why = "the metadata at " + redact_url(url) + " has no jwks_uri";
       continue;
@@ -364,22 +376,35 @@ validator::find_key(const std::string& issuer, const std::string& kid,
       why = "the token's issuer is not accepted here";
       return nullptr;
     }
-    keys = it->second.get();
-    if (auto k = keys->by_kid.find(kid); k != keys->by_kid.end())
-      return k->second;
-    auto now = std::chrono::steady_clock::now();
-    if (keys->fetching
-        || (keys->last_fetch
-            && now - *keys->last_fetch < options_.refresh_interval)) {
-      why = "no key \"" + kid + "\" in the issuer's key set";
-      return nullptr;
-    }
-    keys->fetching = true;
-    keys->last_fetch = now;
+    keys = it->second.get(); // keys_ never changes after construction
   }
-  auto failed = refresh(*keys);
-  std::lock_guard<std::mutex> guard{mutex_};
+  std::unique_lock<std::mutex> lock{mutex_};
+  // A fetch in flight (the first token after a start, a rotation) is
+  // waited for: it may bring this very key. Bounded by the fetches'
+  // timeouts; a throwing fetcher resets the flag too.
+  fetched_.wait_for(lock, 4 * options_.fetch_timeout + std::chrono::seconds{1},
+                    [&] { return !keys->fetching; });
+  if (auto k = keys->by_kid.find(kid); k != keys->by_kid.end())
+    return k->second;
+  auto now = std::chrono::steady_clock::now();
+  if (keys->fetching
+      || (keys->last_fetch
+          && now - *keys->last_fetch < options_.refresh_interval)) {
+    why = "no key \"" + kid + "\" in the issuer's key set";
+    return nullptr;
+  }
+  keys->fetching = true;
+  keys->last_fetch = now;
+  lock.unlock();
+  std::optional<std::string> failed;
+  try {
+    failed = refresh(*keys);
+  } catch (const std::exception& ex) {
+    failed = ex.what();
+  }
+  lock.lock();
   keys->fetching = false;
+  fetched_.notify_all();
   if (failed) {
     spdlog::warn("OAuth: cannot refresh the keys of {}: {}", issuer, *failed);
     why = "the issuer's keys cannot be fetched; retry shortly";
@@ -441,8 +466,13 @@ std::variant<identity, refusal> validator::validate(std::string_view token) {
     if (it->value().is_uint64())
       return static_cast<int64_t>(
         std::min<uint64_t>(it->value().get_uint64(), INT64_MAX));
-    if (it->value().is_double())
-      return static_cast<int64_t>(it->value().get_double());
+    if (it->value().is_double()) {
+      auto d = it->value().get_double();
+      // Beyond int64 (or NaN): no time anyone means; refused below.
+      if (!(d > -9.2e18 && d < 9.2e18))
+        return INT64_MIN;
+      return static_cast<int64_t>(d);
+    }
     return INT64_MIN; // present but not a number
   };
   auto now = options_.now_s();
@@ -471,9 +501,9 @@ std::variant<identity, refusal> validator::validate(std::string_view token) {
   who.subject = string_member(*claims, "sub");
   if (who.subject.empty())
     return invalid("the token names no subject (sub)");
-  who.principal = options_.issuers.size() == 1
-                    ? who.subject
-                    : issuer + "#" + who.subject;
+  // Qualified by the issuer, and apart from static tokens' `user:NAME`:
+  // no subject can become another issuer's, or a static token's, principal.
+  who.principal = "oauth:" + issuer + "#" + who.subject;
   if (auto scope = string_member(*claims, "scope"); !scope.empty()) {
     std::size_t start = 0;
     while (start < scope.size()) {

@@ -15,6 +15,7 @@
 // `kid` (at most once per refresh interval), bounded in size and time.
 
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -122,6 +123,8 @@ private:
   options options_;
   fetcher fetch_;
   std::mutex mutex_;
+  /// Signalled when a key fetch ends.
+  std::condition_variable fetched_;
   std::map<std::string, std::unique_ptr<issuer_keys>> keys_;
 };
 

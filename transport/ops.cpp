@@ -74,7 +74,7 @@ mcp::http_reply ops_endpoints::ready(const mcp::http_request&) const {
     checks["stationData"] = loaded == 0 ? "not loaded" : "no answer";
   }
   // Store: a real read through VARIABLE_STORE (a principal no caller can
-  // have: callers are "user:..." or "session:...").
+  // have: callers are "local", "user:..." or "oauth:...").
   {
     caf::scoped_actor self{system_};
     get_variables_request probe;

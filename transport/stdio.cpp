@@ -11,6 +11,8 @@
 
 #include "transport/json_text.hpp"
 
+#include <boost/json.hpp>
+
 namespace transitd::mcp {
 
 stdio_server::stdio_server(endpoint& ep, int in_fd, int out_fd,
@@ -22,9 +24,9 @@ stdio_server::stdio_server(endpoint& ep, int in_fd, int out_fd,
 
 stdio_server::~stdio_server() {
   stop();
-  for (auto& t : pumps_)
-    if (t.joinable())
-      t.join();
+  for (auto& p : pumps_)
+    if (p.thread.joinable())
+      p.thread.join();
   close(wake_[0]);
   close(wake_[1]);
 }
@@ -96,12 +98,26 @@ void stdio_server::pump(std::shared_ptr<event_stream> stream) {
   finished();
 }
 
-void stdio_server::deliver(http_reply reply) {
+void stdio_server::deliver(http_reply reply, bool notification) {
   if (reply.stream) {
+    auto done = std::make_shared<std::atomic<bool>>(false);
     std::lock_guard<std::mutex> guard{state_mutex_};
-    pumps_.emplace_back([this, stream = std::move(reply.stream)]() mutable {
-      pump(std::move(stream));
-    });
+    // Reap the pumps that have finished, so that a long session does not
+    // collect threads.
+    for (auto it = pumps_.begin(); it != pumps_.end();) {
+      if (it->done->load()) {
+        it->thread.join();
+        it = pumps_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    pumps_.push_back(pump_thread{
+      std::thread{[this, done, stream = std::move(reply.stream)]() mutable {
+        pump(std::move(stream));
+        done->store(true);
+      }},
+      done});
     return;
   }
   for (const auto& [name, value] : reply.headers)
@@ -111,7 +127,9 @@ void stdio_server::deliver(http_reply reply) {
       session_id_ = value;
     }
   if (!reply.body.empty()) {
-    if (reply.content_type == "text/event-stream")
+    if (notification)
+      spdlog::warn("stdio: a notification was refused: {}", reply.body);
+    else if (reply.content_type == "text/event-stream")
       write_events(reply.body);
     else
       write_line(reply.body);
@@ -136,9 +154,23 @@ void stdio_server::handle_line(std::string_view line) {
     ++pending_;
   }
   request.body = std::string{line};
-  endpoint_.handle(request, [this](http_reply reply) {
-    deliver(std::move(reply));
-  });
+  // A notification (a method, no id) is never answered on the wire.
+  bool notification = false;
+  boost::json::error_code ec;
+  auto parsed = boost::json::parse(request.body, ec);
+  if (!ec && parsed.is_object())
+    notification = parsed.get_object().contains("method")
+                   && !parsed.get_object().contains("id");
+  try {
+    endpoint_.handle(request, [this, notification](http_reply reply) {
+      deliver(std::move(reply), notification);
+    });
+  } catch (const std::exception& ex) {
+    // handle() answers every message; should it throw instead, the line
+    // still counts as answered, or run() would wait for it for ever.
+    spdlog::error("stdio: a message failed: {}", ex.what());
+    finished();
+  }
 }
 
 void stdio_server::run() {
@@ -193,8 +225,8 @@ void stdio_server::run() {
   idle_.wait(lock, [&] { return pending_ == 0; });
   auto pumps = std::move(pumps_);
   lock.unlock();
-  for (auto& t : pumps)
-    t.join();
+  for (auto& p : pumps)
+    p.thread.join();
 }
 
 } // namespace transitd::mcp

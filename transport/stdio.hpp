@@ -7,6 +7,7 @@
 // the one user, `local`). An `initialize` opens the one session of an older
 // revision; 2026-07-28 messages need none.
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <mutex>
@@ -39,7 +40,9 @@ public:
 
 private:
   void handle_line(std::string_view line);
-  void deliver(http_reply reply);
+  /// `notification`: the line was one, and gets no answer line (an error
+  /// about it is logged instead).
+  void deliver(http_reply reply, bool notification);
   void pump(std::shared_ptr<event_stream> stream);
   /// Writes one message and a newline, whole, under the write lock.
   void write_line(std::string_view message);
@@ -59,7 +62,13 @@ private:
   /// The legacy session opened by `initialize` and its revision.
   std::string session_id_;
   std::string session_version_;
-  std::vector<std::thread> pumps_;
+  /// One thread per streaming reply, joined once done (reaped as new
+  /// ones start, and at the end).
+  struct pump_thread {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+  std::vector<pump_thread> pumps_;
 };
 
 } // namespace transitd::mcp

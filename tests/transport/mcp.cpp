@@ -939,6 +939,8 @@ TEST_CASE_METHOD(endpoint_fixture,
     modern_request("tools/call", R"("name":"echo","arguments":{})",
                    {{"mcp-session-id", "no-such-session"}}, "echo"));
   CHECK(with_session.status == 200);
+  CHECK(header_of(with_session, "Mcp-Session-Id").empty());
+  CHECK(endpoint->session_count() == 0);
 }
 
 TEST_CASE_METHOD(endpoint_fixture,

@@ -67,7 +67,8 @@ TEST_CASE("OAuth: valid RS256 and ES256 tokens name their subject and scopes",
     REQUIRE(std::holds_alternative<oauth::identity>(result));
     const auto& who = std::get<oauth::identity>(result);
     CHECK(who.subject == "alice");
-    CHECK(who.principal == "alice");
+    // Qualified by its issuer, apart from static tokens' user:NAME.
+    CHECK(who.principal == "oauth:" + f.issuer.url() + "#alice");
     CHECK(who.issuer == f.issuer.url());
     CHECK(who.has_scope("variables:read"));
     CHECK_FALSE(who.has_scope("variables:write"));
@@ -112,9 +113,11 @@ TEST_CASE("OAuth: a bad signature, alg none, HMAC and a key of another "
           "[oauth]") {
   oauth_fixture f;
   auto good = f.issuer.sign("rsa-1", f.claims());
-  auto tampered = good;
-  tampered[tampered.rfind('.') + 5] ^= 0x01;
-  CHECK(f.refused(tampered) != "");
+  auto dot = good.rfind('.');
+  auto signature = *oauth::base64url_decode(good.substr(dot + 1));
+  signature[10] ^= 0x01;
+  CHECK(f.refused(good.substr(0, dot + 1) + oauth::base64url_encode(signature))
+        == "the signature does not verify");
   // A payload changed after signing.
   auto first = good.find('.');
   auto second = good.find('.', first + 1);
@@ -264,12 +267,15 @@ TEST_CASE("OAuth at the endpoint: 401 names the metadata, 403 the missing "
                                                f.claims({{"exp", now - 600}})));
   CHECK(expired.status == 401);
   CHECK_THAT(f.challenge(expired), Catch::Contains("error=\"invalid_token\""));
+  // The reason is in the body only: nothing of the token in the header.
+  CHECK_THAT(f.challenge(expired), !Catch::Contains("expired"));
   CHECK_THAT(f.challenge(expired), Catch::Contains(metadata));
   CHECK_THAT(expired.body, Catch::Contains("the token has expired"));
 
   auto ok = f.call("echo", f.issuer.sign("rsa-1", f.claims()));
   CHECK(ok.status == 200);
-  CHECK_THAT(ok.body, Catch::Contains("\"principal\":\"user:alice\""));
+  CHECK_THAT(ok.body, Catch::Contains("\"principal\":\"oauth:" + f.issuer.url()
+                                      + "#alice\""));
 
   // variables:read only: a write tool is forbidden, naming the scope.
   auto forbidden = f.call("write_thing", f.issuer.sign("rsa-1", f.claims()));

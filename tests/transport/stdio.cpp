@@ -122,8 +122,11 @@ TEST_CASE("stdio: a malformed or oversized line is answered and the next "
           "[stdio]") {
   std::string huge = R"({"jsonrpc":"2.0","id":9,"method":"ping","pad":")"
                      + std::string(5000, 'x') + "\"}";
+  // A refused notification is logged, never answered on the wire.
+  std::string bad_notification
+    = R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}})";
   auto lines = serve_lines(
-    "not json\n" + huge + "\n"
+    "not json\n" + huge + "\n" + bad_notification + "\n"
     + R"({"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}})"
     + "\n");
   REQUIRE(lines.size() == 3);
