@@ -15,6 +15,7 @@ packages=(
   catch2                         # Catch2 v2 tests
   libsqlite3-dev                 # user variable store
   libzip-dev                     # GTFS feeds (zip archives)
+  libprotobuf-dev protobuf-compiler  # GTFS-realtime (proto/gtfs_realtime.proto)
   libjemalloc-dev                # the daemon's allocator
   libhowardhinnant-date-dev tzdata  # IANA time zones (Europe/Helsinki offsets)
   curl wrk                       # smoke checks and load benchmarks

@@ -19,7 +19,9 @@ if [ "$flavour" = sanitize ]; then
   # (pure computation, minutes under ASan, nothing a sanitizer adds to the
   # unit tests of the same code) and the clients and suites written in
   # JavaScript, whose subject is the protocol on the wire.
-  skip=(-E "RAPTOR equals a connection scan|frequencies that expand without end|mcp_conformance|mcp_typescript_client_2x")
+  # The embedding example builds an application against the installed
+  # package: a compile check, run optimised.
+  skip=(-E "RAPTOR equals a connection scan|frequencies that expand without end|mcp_conformance|mcp_typescript_client_2x|embed_example_from_installed_package")
 fi
 ctest --output-on-failure -j2 --timeout 300 "${skip[@]}"
 if [ "$flavour" = release ]; then
