@@ -219,6 +219,19 @@ outcome<feed> decode(std::string_view bytes, std::size_t max_bytes) {
   if (!message.IsInitialized())
     return refused("required fields missing: "
                    + message.InitializationErrorString());
+  if (message.entity_size() > max_entities)
+    return refused(std::to_string(message.entity_size())
+                   + " entities, more than "
+                   + std::to_string(max_entities));
+  for (const auto& entity : message.entity())
+    if (entity.has_trip_update()
+        && entity.trip_update().stop_time_update_size()
+             > max_stop_time_updates)
+      return refused("trip update \"" + entity.id() + "\" has "
+                     + std::to_string(
+                       entity.trip_update().stop_time_update_size())
+                     + " stop time updates, more than "
+                     + std::to_string(max_stop_time_updates));
   feed out;
   out.version = message.header().gtfs_realtime_version();
   out.differential

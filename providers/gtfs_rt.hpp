@@ -137,8 +137,14 @@ struct feed {
   std::size_t other_entities = 0;
 };
 
-/// Largest message decoded.
-inline constexpr std::size_t max_message_bytes = 64 * 1024 * 1024;
+/// Largest message decoded (decoded, a message takes some 30 times its
+/// size at worst: this bounds that too).
+inline constexpr std::size_t max_message_bytes = 16 * 1024 * 1024;
+/// Entities of one message, and stop time updates of one trip update: a
+/// message beyond either is refused (the largest agencies publish some
+/// 20,000 entities, a trip has at most a few hundred calls).
+inline constexpr int max_entities = 200000;
+inline constexpr int max_stop_time_updates = 2000;
 
 /// Decodes one FeedMessage; a failure (ec::upstream_error) says why.
 outcome<feed> decode(std::string_view bytes,

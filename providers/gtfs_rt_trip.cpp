@@ -1,31 +1,42 @@
 #include "providers/gtfs_rt_trip.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <optional>
 
 namespace transitd::gtfs_rt {
 
 namespace {
 
-/// Seconds since the day's origin of an absolute time, clamped to int32.
-int32_t since_origin(int64_t time, int64_t day_origin) {
-  auto s = time - day_origin;
-  s = std::clamp<int64_t>(s, std::numeric_limits<int32_t>::min() / 2,
-                          std::numeric_limits<int32_t>::max() / 2);
-  return static_cast<int32_t>(s);
+/// Delays beyond two days are no prediction anyone means; clamping keeps
+/// every sum below in range whatever a feed sends.
+constexpr int64_t max_delay = 2 * 86400;
+
+int32_t clamp_delay(int64_t delay) {
+  return static_cast<int32_t>(std::clamp(delay, -max_delay, max_delay));
 }
 
-/// The delay an event gives against `scheduled`, if it gives one.
+/// The delay an event gives against `scheduled` (seconds since the day's
+/// origin), if it gives one: its absolute time wins over its delay.
 std::optional<int32_t> delay_of(const std::optional<stop_time_event>& event,
                                 int32_t scheduled, int64_t day_origin) {
   if (!event)
     return std::nullopt;
-  if (event->time)
-    return since_origin(*event->time, day_origin) - scheduled;
+  if (event->time) {
+    // Compared before subtracting: a time near either end of int64 must
+    // not overflow.
+    auto time = *event->time;
+    if (time > day_origin + 10 * max_delay + scheduled
+        || time < day_origin - 10 * max_delay + scheduled)
+      return clamp_delay(time > day_origin ? max_delay : -max_delay);
+    return clamp_delay(time - day_origin - scheduled);
+  }
   if (event->delay_s)
-    return *event->delay_s;
+    return clamp_delay(*event->delay_s);
   return std::nullopt;
+}
+
+bool applies_to_schedule(trip_relationship r) {
+  return r == trip_relationship::scheduled;
 }
 
 } // namespace
@@ -45,17 +56,36 @@ applied_trip apply(const trip_update& update,
       call.status = call_status::cancelled;
     return out;
   }
-  // Which call each update belongs to (index into schedule), in order.
+  // ADDED, NEW, REPLACEMENT, DUPLICATED and UNSCHEDULED trips do not run
+  // on this schedule (or not at its times): nothing to apply it to.
+  if (!applies_to_schedule(update.trip.relationship)) {
+    out.applicable = false;
+    return out;
+  }
+  // Which call each update belongs to, in the order given (the format
+  // requires updates sorted by stop_sequence; a stable sort keeps "the
+  // last of two for one call wins" true whatever they send).
+  bool by_sequence_sorted = std::is_sorted(
+    schedule.begin(), schedule.end(),
+    [](const auto& a, const auto& b) { return a.stop_sequence < b.stop_sequence; });
   std::vector<std::pair<std::size_t, const stop_time_update*>> matched;
   std::size_t cursor = 0;
   for (const auto& stop : update.stops) {
     std::size_t found = schedule.size();
     if (stop.stop_sequence) {
-      for (std::size_t i = 0; i < schedule.size(); ++i)
-        if (schedule[i].stop_sequence == *stop.stop_sequence) {
-          found = i;
-          break;
-        }
+      if (by_sequence_sorted) {
+        auto it = std::lower_bound(
+          schedule.begin(), schedule.end(), *stop.stop_sequence,
+          [](const scheduled_call& c, uint32_t s) { return c.stop_sequence < s; });
+        if (it != schedule.end() && it->stop_sequence == *stop.stop_sequence)
+          found = static_cast<std::size_t>(it - schedule.begin());
+      } else {
+        for (std::size_t i = 0; i < schedule.size(); ++i)
+          if (schedule[i].stop_sequence == *stop.stop_sequence) {
+            found = i;
+            break;
+          }
+      }
     } else if (!stop.stop_id.empty()) {
       for (std::size_t i = cursor; i < schedule.size(); ++i)
         if (schedule[i].stop_id == stop.stop_id) {
@@ -70,55 +100,74 @@ applied_trip apply(const trip_update& update,
     cursor = found + 1;
     matched.emplace_back(found, &stop);
   }
-  std::sort(matched.begin(), matched.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(matched.begin(), matched.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
 
-  // Before the first update: the trip-level delay, if any, else nothing.
-  std::optional<int32_t> delay = update.delay_s;
+  // The delay passed on to calls without an update of their own; before
+  // the first update, the trip-level delay if any.
+  std::optional<int32_t> delay;
+  if (update.delay_s)
+    delay = clamp_delay(*update.delay_s);
   std::size_t next = 0;
   for (std::size_t i = 0; i < schedule.size(); ++i) {
     auto& call = out.calls[i];
     const auto& planned = schedule[i];
     const stop_time_update* stop = nullptr;
     while (next < matched.size() && matched[next].first == i)
-      stop = matched[next++].second; // a repeated match: the last wins
+      stop = matched[next++].second; // two for one call: the last wins
+    std::optional<int32_t> arrival;
+    std::optional<int32_t> departure;
+    bool arrival_given = false;
+    bool departure_given = false;
     if (stop) {
-      if (stop->relationship == stop_relationship::no_data) {
+      if (stop->relationship == stop_relationship::skipped) {
+        // Not served; the delay so far carries on past it, unchanged.
+        call.status = call_status::skipped;
+        if (delay) {
+          call.arrival_delay = call.departure_delay = *delay;
+          call.arrival = planned.arrival + *delay;
+          call.departure = planned.departure + *delay;
+        }
+        continue;
+      }
+      arrival = delay_of(stop->arrival, planned.arrival, day_origin);
+      departure = delay_of(stop->departure, planned.departure, day_origin);
+      if (stop->relationship == stop_relationship::no_data
+          || (!arrival && !departure)) {
+        // NO_DATA, or an update of unspecified delay: no prediction here
+        // nor after, until the next update that has one.
         delay.reset();
         call.status = call_status::no_data;
         continue;
       }
-      auto arrival = delay_of(stop->arrival, planned.arrival, day_origin);
-      auto departure
-        = delay_of(stop->departure, planned.departure, day_origin);
-      if (!arrival && !departure) {
-        // A served stop without events is on time from here; a skipped
-        // one passes the delay on.
-        bool on_time = !stop->arrival && !stop->departure
-                       && stop->relationship == stop_relationship::scheduled;
-        arrival = departure = on_time ? 0 : delay.value_or(0);
-      }
+      arrival_given = arrival.has_value();
+      departure_given = departure.has_value();
       if (!arrival)
-        arrival = delay.value_or(*departure);
+        // A departure-only update: the vehicle arrives no later than it
+        // leaves, and no later than the delay it carried.
+        arrival = delay ? std::min(*delay, *departure) : *departure;
       if (!departure)
         departure = *arrival;
-      call.arrival_delay = *arrival;
-      call.departure_delay = *departure;
-      delay = *departure; // what the next calls inherit
-      call.status = stop->relationship == stop_relationship::skipped
-                      ? call_status::skipped
-                      : call_status::predicted;
     } else if (delay) {
-      call.arrival_delay = *delay;
-      call.departure_delay = *delay;
-      call.status = call_status::predicted;
+      arrival = departure = *delay;
     } else {
-      continue; // no prediction
+      continue; // no prediction: the schedule stands
     }
-    call.arrival = planned.arrival + call.arrival_delay;
-    call.departure = planned.departure + call.departure_delay;
-    // A departure never precedes its arrival.
-    call.departure = std::max(call.departure, call.arrival);
+    int32_t arrive = planned.arrival + *arrival;
+    int32_t leave = planned.departure + *departure;
+    // A vehicle never leaves before it arrives: the inferred side yields.
+    if (leave < arrive) {
+      if (departure_given && !arrival_given)
+        arrive = leave;
+      else
+        leave = arrive;
+    }
+    call.arrival = arrive;
+    call.departure = leave;
+    call.arrival_delay = arrive - planned.arrival;
+    call.departure_delay = leave - planned.departure;
+    call.status = call_status::predicted;
+    delay = call.departure_delay; // what the next calls inherit
   }
   return out;
 }

@@ -6,17 +6,23 @@
 //  - An update matches a call by stop_sequence, else by stop_id (the first
 //    call at that stop after the last one matched); one matching nothing is
 //    counted, not applied.
-//  - An event's absolute time wins; else the scheduled time plus its delay.
-//    A departure without its own event keeps the arrival's delay (and an
-//    arrival without one takes the delay propagated so far).
-//  - The delay of an update propagates to every later call until the next
-//    update; an update with neither event sets it to zero (on time).
-//  - SKIPPED: the call is not served; the delay propagates past it.
-//  - NO_DATA: no prediction for the call, nor for those after it until the
-//    next update with data.
+//  - An event's absolute time wins; else the scheduled time plus its delay
+//    (clamped to two days either way). A departure without its own event
+//    keeps the arrival's delay; an arrival without one is the earlier of
+//    the delay carried so far and the departure's.
+//  - The departure delay of an update propagates to every later call until
+//    the next update. A vehicle never leaves before it arrives: the side
+//    the feed did not give yields.
+//  - SKIPPED: the call is not served; the delay carried so far passes it
+//    unchanged (it never creates one).
+//  - NO_DATA, or an update with neither event ("unspecified delay", the
+//    reference's example 2): no prediction for the call, nor for those
+//    after it until the next update with data.
 //  - Calls before the first update keep their schedule (no prediction),
 //    unless the update has a trip-level delay, which then applies to all.
-//  - A CANCELED trip serves no call.
+//  - A CANCELED (or DELETED) trip serves no call. ADDED, NEW, REPLACEMENT,
+//    DUPLICATED and UNSCHEDULED trips do not run on the schedule's times:
+//    the result is marked not applicable.
 
 #include <cstddef>
 #include <cstdint>
@@ -61,6 +67,9 @@ struct realtime_call {
 struct applied_trip {
   std::vector<realtime_call> calls;
   bool cancelled = false;
+  /// False when the trip does not run on this schedule (ADDED, NEW,
+  /// REPLACEMENT, DUPLICATED, UNSCHEDULED): `calls` is the schedule.
+  bool applicable = true;
   /// Stop time updates that matched no call.
   std::size_t unmatched = 0;
 };

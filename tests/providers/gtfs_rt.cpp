@@ -51,6 +51,7 @@ void check_event(const std::optional<gtfs_rt::stop_time_event>& ours,
   CHECK(ours->time.has_value() == e.contains("time"));
   if (ours->time)
     CHECK(*ours->time == number(e.at("time")));
+  CHECK(ours->uncertainty_s.has_value() == e.contains("uncertainty"));
   if (ours->uncertainty_s)
     CHECK(*ours->uncertainty_s == number(e.at("uncertainty")));
 }
@@ -173,6 +174,8 @@ TEST_CASE("GTFS-RT: a truncated, malformed or incomplete message is refused "
     = read("gtfs/caltrain-2023-09/caltrain-trip-updates-2023-11-07.pb");
   // Every cut: refused, or (cut between two entities, which protobuf
   // cannot tell from an end) fewer entities; never a half-read entity.
+  auto whole = gtfs_rt::decode(bytes);
+  REQUIRE(whole);
   std::size_t refused = 0;
   for (std::size_t n = 0; n + 1 < bytes.size(); ++n) {
     auto cut = gtfs_rt::decode(std::string_view{bytes}.substr(0, n));
@@ -182,9 +185,14 @@ TEST_CASE("GTFS-RT: a truncated, malformed or incomplete message is refused "
                                         "GTFS-realtime message refused"));
       continue;
     }
-    CHECK(cut->trip_updates.size() < 19);
-    for (const auto& u : cut->trip_updates)
-      CHECK_FALSE(u.trip.trip_id.empty());
+    REQUIRE(cut->trip_updates.size() < 19);
+    // The entities it has are the first ones, whole.
+    for (std::size_t i = 0; i < cut->trip_updates.size(); ++i) {
+      CHECK(cut->trip_updates[i].trip.trip_id
+            == whole->trip_updates[i].trip.trip_id);
+      CHECK(cut->trip_updates[i].stops.size()
+            == whole->trip_updates[i].stops.size());
+    }
   }
   CHECK(refused > bytes.size() * 9 / 10);
   auto garbage = gtfs_rt::decode("\xff\xff\xff\xff not protobuf");

@@ -78,13 +78,19 @@ TEST_CASE("GTFS-RT apply: absolute times win, departures follow arrivals",
   CHECK(t.calls[1].departure == 36000 + 1200 + 30 + 90);
   CHECK(t.calls[3].arrival_delay == 90);
   // A departure's own delay is what later calls inherit.
-  u.stops = {at(2, 120, 60)};
+  u.stops = {at(2, 120, 150)};
   t = apply(u, schedule(4), origin);
   CHECK(t.calls[1].arrival_delay == 120);
-  CHECK(t.calls[1].departure_delay == 60);
-  // Never leaving before arriving: the dwell shrinks, not negative.
-  CHECK(t.calls[1].departure >= t.calls[1].arrival);
-  CHECK(t.calls[2].arrival_delay == 60);
+  CHECK(t.calls[1].departure_delay == 150);
+  CHECK(t.calls[2].arrival_delay == 150);
+  // Both given, leaving before arriving (the 30 s dwell cannot absorb 60 s):
+  // the departure waits for the arrival, and the delays say so.
+  u.stops = {at(2, 120, 60)};
+  t = apply(u, schedule(4), origin);
+  CHECK(t.calls[1].departure == t.calls[1].arrival);
+  CHECK(t.calls[1].departure - schedule(4)[1].departure
+        == t.calls[1].departure_delay);
+  CHECK(t.calls[2].arrival_delay == t.calls[1].departure_delay);
 }
 
 TEST_CASE("GTFS-RT apply: skipped, no-data, cancelled, unmatched, trip delay",
@@ -116,6 +122,53 @@ TEST_CASE("GTFS-RT apply: skipped, no-data, cancelled, unmatched, trip delay",
     CHECK(c.status == call_status::cancelled);
 }
 
+TEST_CASE("GTFS-RT apply: what the feed does not give is never invented",
+          "[gtfs_rt][apply]") {
+  // A skipped first stop: no delay to carry, none created.
+  trip_update u;
+  auto skip = at(2, {});
+  skip.relationship = stop_relationship::skipped;
+  u.stops = {skip};
+  auto t = apply(u, schedule(4), origin);
+  CHECK(t.calls[1].status == call_status::skipped);
+  CHECK(t.calls[2].status == call_status::scheduled);
+  CHECK(t.calls[3].status == call_status::scheduled);
+  // A departure-only update after a 300 s delay: that departure stands,
+  // the arrival is the earlier of the two.
+  u.stops = {at(1, 300), at(3, {}, 60)};
+  t = apply(u, schedule(4), origin);
+  CHECK(t.calls[2].departure_delay == 60);
+  CHECK(t.calls[2].arrival_delay == 60);
+  CHECK(t.calls[3].arrival_delay == 60);
+  // An event with neither time nor delay (only its uncertainty): no data.
+  stop_time_update vague;
+  vague.stop_sequence = 2;
+  vague.arrival = stop_time_event{{}, {}, 30};
+  u.stops = {at(1, 90), vague};
+  t = apply(u, schedule(3), origin);
+  CHECK(t.calls[0].arrival_delay == 90);
+  CHECK(t.calls[1].status == call_status::no_data);
+  CHECK(t.calls[2].status == call_status::scheduled);
+  // Two updates for one call: the last wins.
+  u.stops = {at(2, 10), at(2, 20)};
+  t = apply(u, schedule(3), origin);
+  CHECK(t.calls[1].arrival_delay == 20);
+  // Absurd delays and times are clamped, never overflow.
+  u.stops = {at(1, INT32_MAX)};
+  stop_time_update far;
+  far.stop_sequence = 2;
+  far.arrival = stop_time_event{{}, INT64_MIN, {}};
+  u.stops.push_back(far);
+  t = apply(u, schedule(3), origin);
+  CHECK(t.calls[0].arrival_delay == 2 * 86400);
+  CHECK(t.calls[1].arrival_delay == -2 * 86400);
+  // An ADDED trip does not run on this schedule.
+  u.trip.relationship = trip_relationship::added;
+  t = apply(u, schedule(3), origin);
+  CHECK_FALSE(t.applicable);
+  CHECK(t.calls[0].status == call_status::scheduled);
+}
+
 TEST_CASE("GTFS-RT apply: the specification's example trip",
           "[gtfs_rt][apply]") {
   std::ifstream in{std::string{TRANSITD_FIXTURES_DIR}
@@ -131,14 +184,16 @@ TEST_CASE("GTFS-RT apply: the specification's example trip",
   auto feed = decode(bytes);
   REQUIRE(feed);
   REQUIRE(feed->trip_updates.size() == 2);
-  // trip-1: 5 s from stop 3, 1 s from stop 8, on time from stop 10.
+  // trip-1: 5 s from stop 3, 1 s from stop 8, and from stop 10 an
+  // unspecified delay (the reference's example 2: unknown from there).
   auto t = apply(feed->trip_updates[0], schedule(12), origin);
   CHECK(arrival_delays(t) == std::vector<int32_t>{-9999, -9999, 5, 5, 5, 5, 5,
-                                                  1, 1, 0, 0, 0});
-  // The frequency-based trip: 2 s early from stop 1, on time from 9.
+                                                  1, 1, -9999, -9999, -9999});
+  CHECK(t.calls[9].status == call_status::no_data);
+  // The frequency-based trip: 2 s early from stop 1, unknown from 9.
   CHECK(feed->trip_updates[1].trip.start_time == "11:15:35");
   t = apply(feed->trip_updates[1], schedule(10), origin);
   CHECK(t.calls[0].arrival_delay == -2);
   CHECK(t.calls[7].arrival_delay == -2);
-  CHECK(t.calls[8].arrival_delay == 0);
+  CHECK(t.calls[8].status == call_status::no_data);
 }
