@@ -307,11 +307,8 @@ void daemon::wire(const std::string& station_dir, bool routing_demo,
     routes.resource_metadata = [document](const mcp::http_request&) {
       return document;
     };
-    const auto& resource = cfg.oauth_resource;
-    auto scheme_end = resource.find("://");
-    auto path_start = resource.find('/', scheme_end + 3);
-    if (path_start != std::string::npos)
-      routes.resource_path = resource.substr(path_start);
+    routes.resource_metadata_path
+      = oauth::validator::metadata_path(cfg.oauth_resource);
   }
   if (cfg.stdio) {
     // No listener: standard input and output carry MCP.

@@ -229,10 +229,9 @@ http_server::http_server(http_server_options options, http_routes routes)
   route("/metrics", routes_.metrics);
   route("/readyz", routes_.ready);
   route("/.well-known/oauth-protected-resource", routes_.resource_metadata);
-  if (!routes_.resource_path.empty() && routes_.resource_path != "/")
-    route(("/.well-known/oauth-protected-resource" + routes_.resource_path)
-            .c_str(),
-          routes_.resource_metadata);
+  if (routes_.resource_metadata_path
+      != "/.well-known/oauth-protected-resource")
+    route(routes_.resource_metadata_path.c_str(), routes_.resource_metadata);
   svr.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("{\"status\":\"ok\"}", "application/json");
   });

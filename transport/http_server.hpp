@@ -61,11 +61,11 @@ struct http_routes {
   /// GET /metrics and GET /readyz.
   http_handler metrics;
   http_handler ready;
-  /// GET /.well-known/oauth-protected-resource (and the same with the
-  /// resource's path appended, RFC 9728): with OAuth on.
+  /// GET /.well-known/oauth-protected-resource and, when the resource has
+  /// a path, `resource_metadata_path` (RFC 9728: the well-known segment
+  /// before the resource's path): with OAuth on.
   http_handler resource_metadata;
-  /// The resource's path ("/mcp") for the suffixed metadata route.
-  std::string resource_path;
+  std::string resource_metadata_path;
 };
 
 class http_server {

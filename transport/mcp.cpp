@@ -376,10 +376,7 @@ endpoint::authenticate(const http_request& request, credentials& who) const {
                                  message);
     std::string challenge = "Bearer realm=\"transitd\"";
     if (options_.oauth)
-      challenge += ", resource_metadata=\""
-                   + oauth::validator::metadata_url(
-                     options_.oauth->settings().resource)
-                   + "\"";
+      challenge += ", " + options_.oauth->challenge_parameter();
     // Why is said in the body only: the header's quoted strings must not
     // carry text taken from the token.
     if (token)
@@ -1060,10 +1057,7 @@ std::optional<http_reply> endpoint::call_tool(const call_origin& origin,
     std::string challenge = "Bearer error=\"insufficient_scope\", scope=\""
                             + spec->scope + "\"";
     if (options_.oauth)
-      challenge += ", resource_metadata=\""
-                   + oauth::validator::metadata_url(
-                     options_.oauth->settings().resource)
-                   + "\"";
+      challenge += ", " + options_.oauth->challenge_parameter();
     reply.headers.emplace_back("WWW-Authenticate", std::move(challenge));
     return reply;
   }

@@ -227,17 +227,12 @@ bool verify_signature(const EVP_PKEY* pkey, std::string_view alg,
 
 /// "https://as.example/tenant" → its RFC 8414 and OpenID metadata URLs.
 std::vector<std::string> metadata_urls(const std::string& issuer) {
-  auto scheme_end = issuer.find("://");
-  auto path_start = scheme_end == std::string::npos
-                      ? std::string::npos
-                      : issuer.find('/', scheme_end + 3);
-  std::string origin = issuer.substr(0, path_start);
-  std::string path
-    = path_start == std::string::npos ? "" : issuer.substr(path_start);
-  while (!path.empty() && path.back() == '/')
-    path.pop_back();
-  return {origin + "/.well-known/oauth-authorization-server" + path,
-          origin + path + "/.well-known/openid-configuration"};
+  auto where = split_url(issuer); // checked at start (config)
+  if (!where)
+    return {};
+  return {where->origin + "/.well-known/oauth-authorization-server"
+            + where->path,
+          where->origin + where->path + "/.well-known/openid-configuration"};
 }
 
 } // namespace
@@ -537,18 +532,20 @@ json::object validator::metadata() const {
   return out;
 }
 
+std::string validator::metadata_path(std::string_view resource) {
+  auto where = split_url(resource); // checked at start (config)
+  return "/.well-known/oauth-protected-resource"
+         + (where ? where->path : std::string{});
+}
+
 std::string validator::metadata_url(std::string_view resource) {
-  auto scheme_end = resource.find("://");
-  auto path_start = scheme_end == std::string_view::npos
-                      ? std::string_view::npos
-                      : resource.find('/', scheme_end + 3);
-  std::string origin{resource.substr(0, path_start)};
-  std::string path{path_start == std::string_view::npos
-                     ? std::string_view{}
-                     : resource.substr(path_start)};
-  if (path == "/")
-    path.clear();
-  return origin + "/.well-known/oauth-protected-resource" + path;
+  auto where = split_url(resource);
+  return (where ? where->origin : std::string{resource})
+         + metadata_path(resource);
+}
+
+std::string validator::challenge_parameter() const {
+  return "resource_metadata=\"" + metadata_url(options_.resource) + "\"";
 }
 
 } // namespace transitd::oauth

@@ -103,8 +103,11 @@ public:
   boost::json::object metadata() const;
 
   /// The URL of that metadata for `resource` (RFC 9728 section 3.1: the
-  /// well-known segment inserted before the resource's path).
+  /// well-known segment inserted before the resource's path), and its path.
   static std::string metadata_url(std::string_view resource);
+  static std::string metadata_path(std::string_view resource);
+  /// `resource_metadata="URL"` for WWW-Authenticate challenges.
+  std::string challenge_parameter() const;
 
   const options& settings() const {
     return options_;
