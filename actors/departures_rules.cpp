@@ -100,6 +100,8 @@ get_departures_reply build_departures_board(
                                     [](const stop_time* t) {
                                       return t->realtime || t->cancelled;
                                     });
+  // The provider's own (a stale realtime source).
+  reply.warnings = upstream.warnings;
   // Rule 5.
   if (kept.size() > static_cast<std::size_t>(request.limit)) {
     reply.warnings.push_back(

@@ -1,5 +1,6 @@
 #include "actors/trip_planner.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 
@@ -92,6 +93,11 @@ void finish(planner_pointer self, const call_ptr& call) {
     call->rp.deliver(to_error(reply.error()));
     return;
   }
+  // The planner's own (a stale realtime source), then the standing ones.
+  for (const auto& w : primary.warnings)
+    if (std::find(reply->warnings.begin(), reply->warnings.end(), w)
+        == reply->warnings.end())
+      reply->warnings.push_back(w);
   for (const auto& w : self->state.options.tool.standing_warnings)
     reply->warnings.push_back(w);
   call->rp.deliver(std::move(*reply));

@@ -146,12 +146,14 @@ struct stop_departures {
   int64_t fetched_ms = 0;
   /// Newest realtime update timestamp the upstream reported (ms), 0 if none.
   int64_t last_realtime_update_ms = 0;
+  /// What the answer must tell the caller (a stale realtime source).
+  std::vector<warning> warnings;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, stop_departures& x) {
   return f(x.stop_id, x.stop_name, x.timezone, x.stop_times, x.fetched_ms,
-           x.last_realtime_update_ms);
+           x.last_realtime_update_ms, x.warnings);
 }
 
 } // namespace transitd

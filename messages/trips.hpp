@@ -211,11 +211,13 @@ struct trip_plans {
   int64_t fetched_ms = 0;
   /// IANA zone to show the times in; empty: the planner's default.
   std::string timezone;
+  /// What the answer must tell the caller (a stale realtime source).
+  std::vector<warning> warnings;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, trip_plans& x) {
-  return f(x.itineraries, x.fetched_ms, x.timezone);
+  return f(x.itineraries, x.fetched_ms, x.timezone, x.warnings);
 }
 
 } // namespace transitd

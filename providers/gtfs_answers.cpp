@@ -44,7 +44,10 @@ outcome<uint32_t> resolve_stop(const timetable& tt, std::string_view id) {
 }
 
 outcome<stop_departures> departures_at(const timetable& tt,
-                                       const stop_departures_query& query) {
+                                       const stop_departures_query& query,
+                                       const realtime_layer* rt) {
+  if (rt != nullptr && rt->base.get() != &tt)
+    rt = nullptr;
   auto stop_index = resolve_stop(tt, query.stop_id);
   if (!stop_index)
     return stop_index.error();
@@ -55,6 +58,22 @@ outcome<stop_departures> departures_at(const timetable& tt,
   answer.timezone = tt.zones[st.zone];
   auto from = query.start_time;
   auto until = from + std::max(0, query.time_range_seconds);
+  // A trip delayed into the window was scheduled before it; one running
+  // early, after it.
+  auto scan_from = from - (rt ? rt->max_delay : 0);
+  auto scan_until = until + (rt ? rt->max_advance : 0);
+  auto in_window = [&](int64_t t) { return t >= from && t <= until; };
+  auto departure_of = [&](uint32_t route, std::string_view headsign,
+                          uint32_t s, int64_t scheduled) {
+    transitd::stop_time out;
+    out.line = std::string{tt.line_name(route)};
+    out.mode = tt.routes[route].mode;
+    out.headsign = std::string{headsign};
+    out.scheduled_departure = scheduled;
+    if (!tt.stops[s].platform_code.empty())
+      out.platform = tt.stops[s].platform_code;
+    return out;
+  };
   for (auto s : tt.stop_and_children(*stop_index)) {
     for (auto c = tt.calls_begin[s]; c < tt.calls_begin[s + 1]; ++c) {
       auto [p_index, pos] = tt.calls[c];
@@ -69,37 +88,72 @@ outcome<stop_departures> departures_at(const timetable& tt,
         uint32_t lo = 0, hi = p.trip_count;
         while (lo < hi) {
           auto mid = (lo + hi) / 2;
-          if (day.origin + tt.time_at(p, mid, pos).departure < from)
+          if (day.origin + tt.time_at(p, mid, pos).departure < scan_from)
             lo = mid + 1;
           else
             hi = mid;
         }
         for (auto r = lo; r < p.trip_count; ++r) {
           auto at = day.origin + tt.time_at(p, r, pos).departure;
-          if (at > until)
+          if (at > scan_until)
             break;
-          const auto& tr = tt.trips[tt.pattern_trips[p.trips_begin + r]];
-          transitd::stop_time out;
-          out.line = std::string{tt.line_name(tr.route)};
-          out.mode = tt.routes[tr.route].mode;
-          out.headsign = std::string{tt.headsign(p_index, r)};
-          out.scheduled_departure = at;
-          if (!tt.stops[s].platform_code.empty())
-            out.platform = tt.stops[s].platform_code;
-          answer.stop_times.push_back(std::move(out));
+          auto trip = tt.pattern_trips[p.trips_begin + r];
+          auto out = departure_of(tt.trips[trip].route,
+                                  tt.headsign(p_index, r), s, at);
+          auto effective = at;
+          if (rt && rt->masked[p_index])
+            if (const auto* e = rt->find(trip, day.day)) {
+              if (e->cancelled) {
+                out.cancelled = true;
+              } else {
+                auto call = rt->patterns[e->pattern].times_begin + pos;
+                auto status = rt->status[call];
+                if (status == gtfs_rt::call_status::skipped) {
+                  out.cancelled = true;
+                } else if (status == gtfs_rt::call_status::predicted) {
+                  out.realtime = true;
+                  out.realtime_departure = e->origin + rt->times[call].departure;
+                  effective = out.realtime_departure;
+                }
+              }
+            }
+          if (in_window(effective))
+            answer.stop_times.push_back(std::move(out));
         }
       }
     }
+    // Trips the feed added call here in the layer only.
+    if (rt)
+      for (auto c = rt->calls_begin[s]; c < rt->calls_begin[s + 1]; ++c) {
+        auto [p_index, pos] = rt->calls[c];
+        const auto& e = rt->trip_of(p_index);
+        const auto& p = rt->layer_pattern(p_index);
+        if (e.trip != none || pos + 1 == p.stop_count
+            || !rt->pattern_stops[p.stops_begin + pos].pickup)
+          continue;
+        auto at = e.origin + rt->times[p.times_begin + pos].departure;
+        if (!in_window(at))
+          continue;
+        auto out = departure_of(e.route, e.headsign, s, at);
+        out.realtime = true;
+        out.realtime_departure = at;
+        answer.stop_times.push_back(std::move(out));
+      }
   }
+  auto effective = [](const transitd::stop_time& t) {
+    return t.realtime ? t.realtime_departure : t.scheduled_departure;
+  };
   std::stable_sort(answer.stop_times.begin(), answer.stop_times.end(),
-                   [](const auto& a, const auto& b) {
-                     return a.scheduled_departure < b.scheduled_departure;
+                   [&](const auto& a, const auto& b) {
+                     return effective(a) < effective(b);
                    });
   if (query.max_departures >= 0
       && answer.stop_times.size()
            > static_cast<std::size_t>(query.max_departures))
     answer.stop_times.resize(static_cast<std::size_t>(query.max_departures));
   answer.fetched_ms = now_ms();
+  if (rt)
+    answer.last_realtime_update_ms = rt->newest * 1000;
   return answer;
 }
 
@@ -212,7 +266,10 @@ geocode_candidates match_stop_names(const timetable& tt,
 
 trip_plans plan_trips(raptor& router, const timetable& tt,
                       const trip_plan_query& query,
-                      const std::atomic<bool>* stop) {
+                      const std::atomic<bool>* stop,
+                      const realtime_layer* rt) {
+  if (rt != nullptr && rt->base.get() != &tt)
+    rt = nullptr;
   journey_request rq;
   rq.from = query.from;
   rq.to = query.to;
@@ -222,6 +279,7 @@ trip_plans plan_trips(raptor& router, const timetable& tt,
   rq.max_walk_meters = query.max_walking_distance;
   rq.wheelchair = query.wheelchair;
   rq.stop = stop;
+  rq.realtime = rt;
   trip_plans answer;
   // The zone of the stop nearest the origin (all of a feed's agencies
   // share one).
@@ -246,7 +304,28 @@ trip_plans plan_trips(raptor& router, const timetable& tt,
       leg.to = l.to_stop == none
                  ? place_ref{"Destination", std::nullopt, query.to}
                  : place_of(tt, l.to_stop);
-      if (l.transit) {
+      if (l.transit && l.pattern >= tt.patterns.size()) {
+        // A trip of the realtime layer: its realtime times were routed
+        // on; the schedule's are beside them.
+        const auto& e = rt->trip_of(l.pattern);
+        const auto& p = rt->layer_pattern(l.pattern);
+        auto origin = e.origin;
+        leg.transit = true;
+        leg.mode = tt.routes[e.route].mode;
+        leg.line = std::string{tt.line_name(e.route)};
+        if (e.trip != none) {
+          auto tp = tt.trip_pattern[e.trip];
+          leg.headsign = std::string{tt.headsign(tp, tt.trip_rank[e.trip])};
+        } else {
+          leg.headsign = e.headsign;
+        }
+        leg.scheduled_start
+          = origin + rt->scheduled[p.times_begin + l.board].departure;
+        leg.scheduled_end
+          = origin + rt->scheduled[p.times_begin + l.alight].arrival;
+        leg.realtime_start = l.start;
+        leg.realtime_end = l.end;
+      } else if (l.transit) {
         const auto& p = tt.patterns[l.pattern];
         const auto& tr
           = tt.trips[tt.pattern_trips[p.trips_begin + l.trip_rank]];

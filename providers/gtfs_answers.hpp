@@ -9,6 +9,7 @@
 #include "messages/stops.hpp"
 #include "messages/trips.hpp"
 #include "providers/gtfs_timetable.hpp"
+#include "providers/gtfs_realtime.hpp"
 #include "providers/raptor.hpp"
 
 namespace transitd::gtfs {
@@ -22,10 +23,15 @@ std::optional<failure> outside_service(const timetable& tt, int64_t epoch);
 outcome<uint32_t> resolve_stop(const timetable& tt, std::string_view id);
 
 /// Departures at a stop (or at a station's platforms together) from
-/// `start_time` within the range, by departure time; the trip's last stop
-/// and calls without pickup are not departures.
+/// `start_time` within the range, by departure time (realtime where
+/// known); the trip's last stop and calls without pickup are not
+/// departures. With a realtime layer of `tt`: cancelled trips and skipped
+/// calls are marked cancelled, predicted ones carry their realtime time
+/// (and fall in or out of the range by it), and trips the feed added are
+/// listed.
 outcome<stop_departures> departures_at(const timetable& tt,
-                                       const stop_departures_query& query);
+                                       const stop_departures_query& query,
+                                       const realtime_layer* rt = nullptr);
 
 /// Routable stops within the radius, nearest first, of the wanted modes.
 nearby_stops stops_near(const timetable& tt, const nearby_stops_query& query);
@@ -39,8 +45,11 @@ geocode_candidates match_stop_names(const timetable& tt,
 /// Itineraries from RAPTOR, sorted by arrival (see plan_journeys): at most
 /// `first`, and never more than plan_limit.max (they hold no duplicates).
 /// `stop`, when given and set, ends the search early (see journey_request).
+/// With a realtime layer of `tt`, the search runs on realtime times and
+/// its trips' legs carry both (see journey_request::realtime).
 trip_plans plan_trips(raptor& router, const timetable& tt,
                       const trip_plan_query& query,
-                      const std::atomic<bool>* stop = nullptr);
+                      const std::atomic<bool>* stop = nullptr,
+                      const realtime_layer* rt = nullptr);
 
 } // namespace transitd::gtfs

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <thread>
 
@@ -46,6 +47,52 @@ feed_status feed_slot::status() const {
   status.plan_us = plan_us_.load(std::memory_order_relaxed);
   status.stopped_plans = stopped_plans_.load(std::memory_order_relaxed);
   return status;
+}
+
+void feed_slot::publish_realtime(
+  std::shared_ptr<const gtfs::realtime_layer> layer, realtime_status status) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  realtime_status_ = std::move(status);
+  std::atomic_store(&realtime_, std::move(layer));
+}
+
+void feed_slot::set_realtime_status(
+  std::vector<gtfs_rt::source_status> sources) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  realtime_status_.sources = std::move(sources);
+}
+
+realtime_status feed_slot::realtime_state() const {
+  std::lock_guard<std::mutex> guard{mutex_};
+  return realtime_status_;
+}
+
+realtime_view feed_slot::realtime_for(const gtfs::timetable& tt,
+                                      int64_t now_s, int32_t max_age_s) const {
+  realtime_view view;
+  auto layer = realtime();
+  std::lock_guard<std::mutex> guard{mutex_};
+  for (const auto& source : realtime_status_.sources) {
+    auto age = now_s - source.timestamp;
+    if (source.timestamp > 0 && age <= max_age_s)
+      continue;
+    std::string why
+      = source.timestamp == 0
+          ? "has sent nothing usable yet"
+              + (source.last_error.empty() ? std::string{}
+                                           : " (" + source.last_error + ")")
+          : "last sent a message " + std::to_string(age)
+              + " s ago, more than the " + std::to_string(max_age_s)
+              + " s allowed";
+    view.warnings.push_back(
+      {"realtime-stale", "realtime source " + source.name + " of feed "
+                           + name_ + " " + why
+                           + "; its delays and cancellations are not "
+                             "applied, times are the timetable's"});
+  }
+  if (layer && layer->base.get() == &tt && now_s - layer->oldest <= max_age_s)
+    view.layer = std::move(layer);
+  return view;
 }
 
 search_flags::flag search_flags::open(const std::string& id) {
@@ -164,6 +211,123 @@ void load_feed(const gtfs_feed_options& options, feed_slot& slot) {
 
 namespace {
 
+int64_t steady_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+           std::chrono::steady_clock::now().time_since_epoch())
+    .count();
+}
+
+/// The feed's realtime thread and how to stop it.
+struct realtime_runner {
+  std::mutex mutex;
+  std::condition_variable wake;
+  bool stop = false;
+  std::thread thread;
+  ~realtime_runner() {
+    {
+      std::lock_guard<std::mutex> guard{mutex};
+      stop = true;
+    }
+    wake.notify_all();
+    if (thread.joinable())
+      thread.join();
+  }
+};
+
+/// Polls the realtime sources and rebuilds the layer whenever what they
+/// say, the timetable, or which of them are fresh changed; until stopped.
+void run_realtime(const gtfs_feed_options& options, feed_slot& slot,
+                  realtime_runner& runner) {
+  std::vector<gtfs_rt::source> sources;
+  for (const auto& location : options.realtime)
+    sources.emplace_back(location, options.realtime_options);
+  std::shared_ptr<const gtfs::timetable> built_for;
+  std::vector<bool> used;
+  realtime_status status;
+  for (;;) {
+    bool changed = false;
+    for (auto& source : sources)
+      changed = source.poll(steady_ms()) || changed;
+    auto tt = slot.current();
+    auto now_s = (now_ms() + options.clock_offset_ms) / 1000;
+    std::vector<bool> fresh;
+    status.sources.clear();
+    for (const auto& source : sources) {
+      auto ts = source.status().timestamp;
+      fresh.push_back(ts > 0 && now_s - ts <= options.realtime_max_age_s);
+      status.sources.push_back(source.status());
+    }
+    if (tt && (changed || tt != built_for || fresh != used)) {
+      auto started = std::chrono::steady_clock::now();
+      std::vector<gtfs_rt::trip_update> updates;
+      std::vector<gtfs_rt::vehicle_position> vehicles;
+      std::vector<gtfs_rt::alert> alerts;
+      int64_t oldest = 0;
+      int64_t newest = 0;
+      for (std::size_t i = 0; i < sources.size(); ++i) {
+        if (!fresh[i])
+          continue;
+        auto more = sources[i].trip_updates();
+        updates.insert(updates.end(), std::make_move_iterator(more.begin()),
+                       std::make_move_iterator(more.end()));
+        auto seen = sources[i].vehicles();
+        vehicles.insert(vehicles.end(), std::make_move_iterator(seen.begin()),
+                        std::make_move_iterator(seen.end()));
+        auto said = sources[i].alerts();
+        alerts.insert(alerts.end(), std::make_move_iterator(said.begin()),
+                      std::make_move_iterator(said.end()));
+        auto ts = sources[i].status().timestamp;
+        oldest = oldest == 0 ? ts : std::min(oldest, ts);
+        newest = std::max(newest, ts);
+      }
+      std::shared_ptr<gtfs::realtime_layer> layer;
+      if (oldest > 0) {
+        layer = gtfs::build_realtime(tt, updates, now_s);
+        layer->oldest = oldest;
+        layer->newest = newest;
+        layer->vehicles = std::move(vehicles);
+        layer->alerts = std::move(alerts);
+      }
+      status.build_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::steady_clock::now() - started)
+                          .count();
+      ++status.builds;
+      status.counts = layer ? layer->counts : gtfs::realtime_counts{};
+      if (layer) {
+        const auto& c = layer->counts;
+        spdlog::info("feed {}: realtime applied in {} ms: {} trip updates "
+                     "({} matched, {} cancelled, {} added, {} trips and {} "
+                     "stop updates unmatched, {} not applied), {} vehicles, "
+                     "{} alerts",
+                     options.name, status.build_ms, c.trip_updates, c.matched,
+                     c.cancelled, c.added, c.unmatched_trips,
+                     c.unmatched_stops, c.not_applied, layer->vehicles.size(),
+                     layer->alerts.size());
+      } else {
+        spdlog::warn("feed {}: no fresh realtime; answering from the "
+                     "timetable", options.name);
+      }
+      slot.publish_realtime(std::move(layer), status);
+      built_for = std::move(tt);
+      used = std::move(fresh);
+    } else {
+      slot.set_realtime_status(status.sources);
+    }
+    // Wake for the next poll due, and at least every second: a new
+    // timetable, or a source going stale, rebuilds the layer.
+    auto now = steady_ms();
+    auto due = now + 1000;
+    for (const auto& source : sources)
+      due = std::min(due, source.next_due_ms());
+    std::unique_lock<std::mutex> lock{runner.mutex};
+    if (runner.wake.wait_for(lock,
+                             std::chrono::milliseconds{std::max<int64_t>(
+                               due - now, 10)},
+                             [&] { return runner.stop; }))
+      return;
+  }
+}
+
 /// A router of its own (RAPTOR and its scratch space) on the feed's
 /// current snapshot; FEED spreads plan queries over a few of them.
 using feed_router_actor = caf::typed_actor<
@@ -174,6 +338,8 @@ caf::error not_loaded(const feed_slot& slot);
 struct feed_router_state {
   static inline const char* name = "feed_router";
   std::shared_ptr<feed_slot> slot;
+  int32_t max_age_s = 300;
+  int64_t clock_offset_ms = 0;
   std::shared_ptr<search_flags> flags;
   /// The router of the snapshot it was made for.
   std::shared_ptr<const gtfs::timetable> routed;
@@ -182,9 +348,12 @@ struct feed_router_state {
 
 feed_router_actor::behavior_type feed_router(
   feed_router_actor::stateful_pointer<feed_router_state> self,
-  std::shared_ptr<feed_slot> slot, std::shared_ptr<search_flags> flags) {
+  std::shared_ptr<feed_slot> slot, std::shared_ptr<search_flags> flags,
+  int32_t max_age_s, int64_t clock_offset_ms) {
   self->state.slot = std::move(slot);
   self->state.flags = std::move(flags);
+  self->state.max_age_s = max_age_s;
+  self->state.clock_offset_ms = clock_offset_ms;
   return {
     [self](trip_plan_query& q) -> caf::result<trip_plans> {
       auto& st = self->state;
@@ -208,7 +377,11 @@ feed_router_actor::behavior_type feed_router(
         st.router = std::make_unique<gtfs::raptor>(*tt);
         st.routed = tt;
       }
-      auto answer = gtfs::plan_trips(*st.router, *tt, q, stop.get());
+      auto rt = st.slot->realtime_for(
+        *tt, (now_ms() + st.clock_offset_ms) / 1000, st.max_age_s);
+      auto answer = gtfs::plan_trips(*st.router, *tt, q, stop.get(),
+                                     rt.layer.get());
+      answer.warnings = std::move(rt.warnings);
       if (stop && stop->load()) {
         st.slot->count_stopped_plan();
         return to_error(make_failure(ec::cancelled,
@@ -236,8 +409,12 @@ struct feed_state {
   std::shared_ptr<std::atomic<bool>> loading
     = std::make_shared<std::atomic<bool>>(false);
   gtfs_feed_options options;
+  /// The realtime thread, when the feed has realtime sources (stopped
+  /// first when the actor goes).
+  std::unique_ptr<realtime_runner> realtime;
 
   ~feed_state() {
+    realtime.reset();
     stop_loading->store(true);
     if (loader.joinable())
       loader.join();
@@ -290,15 +467,32 @@ feed_actor::behavior_type feed(feed_pointer self, gtfs_feed_options options,
   self->state.slot = std::move(slot);
   for (std::size_t i = 0; i < std::max<std::size_t>(1, options.routers); ++i)
     self->state.routers.push_back(
-      self->template spawn<caf::linked>(feed_router, self->state.slot,
-                                        self->state.flags));
+      self->template spawn<caf::linked>(
+        feed_router, self->state.slot, self->state.flags,
+        options.realtime_max_age_s, options.clock_offset_ms));
+  auto start_realtime = [self](const gtfs_feed_options& o) {
+    if (o.realtime.empty())
+      return;
+    auto runner = std::make_unique<realtime_runner>();
+    runner->thread = std::thread{[o, slot = self->state.slot, r = runner.get()] {
+      try {
+        run_realtime(o, *slot, *r);
+      } catch (const std::exception& ex) {
+        spdlog::error("feed {}: realtime stopped: {}", o.name, ex.what());
+      }
+    }};
+    self->state.realtime = std::move(runner);
+  };
   if (options.preloaded) {
     self->state.slot->publish(options.preloaded, 0);
+    self->state.options = options;
+    start_realtime(self->state.options);
     return feed_behavior(self);
   }
   options.load.cancel = self->state.stop_loading;
   self->state.options = std::move(options);
   start_loader(self);
+  start_realtime(self->state.options);
   if (self->state.options.refresh_s > 0)
     self->delayed_send(caf::actor_cast<feed_actor>(self), std::chrono::seconds{self->state.options.refresh_s},
                        feed_refresh{});
@@ -313,9 +507,13 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
         return not_loaded(*self->state.slot);
       if (auto outside = gtfs::outside_service(*tt, q.start_time))
         return to_error(*outside);
-      auto answer = gtfs::departures_at(*tt, q);
+      const auto& o = self->state.options;
+      auto rt = self->state.slot->realtime_for(
+        *tt, (now_ms() + o.clock_offset_ms) / 1000, o.realtime_max_age_s);
+      auto answer = gtfs::departures_at(*tt, q, rt.layer.get());
       if (!answer)
         return to_error(answer.error());
+      answer->warnings = std::move(rt.warnings);
       return std::move(*answer);
     },
     [self](nearby_stops_query& q) -> caf::result<nearby_stops> {
@@ -360,6 +558,34 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
       c.add(prefix + "plans", status.plans);
       c.add(prefix + "plan_us", status.plan_us);
       c.add(prefix + "cancelled_plans", status.stopped_plans);
+      if (!self->state.options.realtime.empty()) {
+        auto rt = self->state.slot->realtime_state();
+        int64_t polls = 0, failures = 0, refused = 0, newest = 0;
+        for (const auto& s : rt.sources) {
+          polls += s.polls;
+          failures += s.failures;
+          refused += s.refused;
+          newest = std::max(newest, s.timestamp);
+        }
+        c.add(prefix + "realtime_polls", polls);
+        c.add(prefix + "realtime_failures", failures);
+        c.add(prefix + "realtime_refused", refused);
+        c.add(prefix + "realtime_timestamp", newest);
+        c.add(prefix + "realtime_builds", rt.builds);
+        c.add(prefix + "realtime_build_ms", rt.build_ms);
+        c.add(prefix + "realtime_trip_updates",
+              static_cast<int64_t>(rt.counts.trip_updates));
+        c.add(prefix + "realtime_matched",
+              static_cast<int64_t>(rt.counts.matched));
+        c.add(prefix + "realtime_cancelled",
+              static_cast<int64_t>(rt.counts.cancelled));
+        c.add(prefix + "realtime_added",
+              static_cast<int64_t>(rt.counts.added));
+        c.add(prefix + "realtime_unmatched_trips",
+              static_cast<int64_t>(rt.counts.unmatched_trips));
+        c.add(prefix + "realtime_unmatched_stops",
+              static_cast<int64_t>(rt.counts.unmatched_stops));
+      }
       return c;
     },
     [self](feed_refresh) {

@@ -18,6 +18,8 @@
 #include "messages/interfaces.hpp"
 #include "providers/gtfs_fetch.hpp"
 #include "providers/gtfs_reader.hpp"
+#include "providers/gtfs_realtime.hpp"
+#include "providers/gtfs_rt_source.hpp"
 
 namespace transitd {
 
@@ -40,6 +42,32 @@ struct gtfs_feed_options {
   /// A timetable built already (by a test, or an application that reads
   /// its own data): published at once, `sources` are not read.
   std::shared_ptr<const gtfs::timetable> preloaded;
+  /// GTFS-realtime sources (http(s) URLs or files), applied to the
+  /// timetable on a thread of the feed's own.
+  std::vector<std::string> realtime;
+  gtfs_rt::source_options realtime_options;
+  /// A source whose last message is older than this (seconds) is not
+  /// applied, and answers say so (warning realtime-stale).
+  int32_t realtime_max_age_s = 300;
+  /// The engine's clock runs this far from the system clock (--clock):
+  /// realtime ages are measured on it.
+  int64_t clock_offset_ms = 0;
+};
+
+/// What a feed's realtime did: its sources and the layer built last.
+struct realtime_status {
+  std::vector<gtfs_rt::source_status> sources;
+  gtfs::realtime_counts counts;
+  /// Builds of the layer, and the last one's time.
+  int64_t builds = 0;
+  int64_t build_ms = 0;
+};
+
+/// The realtime a query may use, and what its answer must say.
+struct realtime_view {
+  /// Null: the timetable alone.
+  std::shared_ptr<const gtfs::realtime_layer> layer;
+  std::vector<warning> warnings;
 };
 
 /// What a feed's load did, for logs, /readyz and /metrics.
@@ -78,6 +106,19 @@ public:
   }
   void publish(std::shared_ptr<const gtfs::timetable> timetable,
                int64_t load_ms, int64_t signature = 0);
+  /// The realtime layer built last (null: none), and its swap.
+  std::shared_ptr<const gtfs::realtime_layer> realtime() const {
+    return std::atomic_load(&realtime_);
+  }
+  void publish_realtime(std::shared_ptr<const gtfs::realtime_layer> layer,
+                        realtime_status status);
+  void set_realtime_status(std::vector<gtfs_rt::source_status> sources);
+  realtime_status realtime_state() const;
+  /// What a query on `tt` at `now_s` (the engine's clock) may use: the
+  /// layer if it belongs to `tt` and no source in it is older than
+  /// `max_age_s`; a realtime-stale warning for each source that is.
+  realtime_view realtime_for(const gtfs::timetable& tt, int64_t now_s,
+                             int32_t max_age_s) const;
   void fail(std::string error);
   void unchanged();
   feed_status status() const;
@@ -97,8 +138,10 @@ private:
   std::atomic<int64_t> stopped_plans_{0};
   std::string name_;
   std::shared_ptr<const gtfs::timetable> timetable_;
+  std::shared_ptr<const gtfs::realtime_layer> realtime_;
   mutable std::mutex mutex_;
   feed_status status_;
+  realtime_status realtime_status_;
 };
 
 /// The stop flags of the searches a feed has in flight, by correlation

@@ -954,10 +954,13 @@ std::optional<failure> builder::finish() {
     std::vector<pattern_stop> ps;
     std::vector<stop_time> ts;
     for (auto it = begin; it != end; ++it) {
-      ps.push_back({it->stop, it->pickup, it->drop_off});
+      ps.push_back({it->stop, it->pickup, it->drop_off, it->sequence});
       ts.push_back({it->arrival + shift, it->departure + shift});
       uint32_t k = it->stop * 4 + (it->pickup ? 1 : 0) + (it->drop_off ? 2 : 0);
       key.append(reinterpret_cast<const char*>(&k), sizeof k);
+      // Realtime updates name calls by sequence: one per pattern stop.
+      key.append(reinterpret_cast<const char*>(&it->sequence),
+                 sizeof it->sequence);
     }
     auto zone_of = trip_zones[trip_index];
     key.append(reinterpret_cast<const char*>(&zone_of), sizeof zone_of);

@@ -86,7 +86,13 @@ applied_trip apply(const trip_update& update,
             break;
           }
       }
-    } else if (!stop.stop_id.empty()) {
+    }
+    // A sequence naming another stop than the update's stop_id (feeds do
+    // this, BART's among them): the stop is what riders see, so it wins.
+    if (found != schedule.size() && !stop.stop_id.empty()
+        && schedule[found].stop_id != stop.stop_id)
+      found = schedule.size();
+    if (found == schedule.size() && !stop.stop_id.empty()) {
       for (std::size_t i = cursor; i < schedule.size(); ++i)
         if (schedule[i].stop_id == stop.stop_id) {
           found = i;

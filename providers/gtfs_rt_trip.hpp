@@ -5,7 +5,8 @@
 //
 //  - An update matches a call by stop_sequence, else by stop_id (the first
 //    call at that stop after the last one matched); one matching nothing is
-//    counted, not applied.
+//    counted, not applied. When both are given and the sequence names
+//    another stop, the stop_id wins.
 //  - An event's absolute time wins; else the scheduled time plus its delay
 //    (clamped to two days either way). A departure without its own event
 //    keeps the arrival's delay; an arrival without one is the earlier of

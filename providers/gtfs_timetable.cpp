@@ -77,6 +77,21 @@ void timetable::finish(double footpath_radius) {
   stop_index_.clear();
   for (uint32_t s = 0; s < stops.size(); ++s)
     stop_index_.emplace(stops[s].id, s);
+  trip_index_.clear();
+  trip_index_.reserve(trips.size());
+  for (uint32_t t = 0; t < trips.size(); ++t)
+    trip_index_.emplace(trips[t].id, t);
+  route_index_.clear();
+  for (uint32_t r = 0; r < routes.size(); ++r)
+    route_index_.emplace(routes[r].id, r);
+  trip_pattern.assign(trips.size(), none);
+  trip_rank.assign(trips.size(), none);
+  for (uint32_t p = 0; p < patterns.size(); ++p)
+    for (uint32_t r = 0; r < patterns[p].trip_count; ++r) {
+      auto t = pattern_trips[patterns[p].trips_begin + r];
+      trip_pattern[t] = p;
+      trip_rank[t] = r;
+    }
   // Where patterns call.
   std::vector<std::vector<stop_call>> at(stops.size());
   for (uint32_t p = 0; p < patterns.size(); ++p)
@@ -141,6 +156,20 @@ std::vector<service_day> timetable::days_around(uint16_t zone,
     if (d >= 0 && d < day_count)
       days.push_back({d, origin(zone, d)});
   return days;
+}
+
+std::optional<uint32_t> timetable::find_trip(std::string_view id) const {
+  auto i = trip_index_.find(std::string{id});
+  if (i == trip_index_.end())
+    return std::nullopt;
+  return i->second;
+}
+
+std::optional<uint32_t> timetable::find_route(std::string_view id) const {
+  auto i = route_index_.find(std::string{id});
+  if (i == route_index_.end())
+    return std::nullopt;
+  return i->second;
 }
 
 std::optional<uint32_t> timetable::find_stop(std::string_view id) const {

@@ -88,6 +88,9 @@ struct pattern_stop {
   uint32_t stop = 0;
   bool pickup = true;
   bool drop_off = true;
+  /// stop_times.txt's stop_sequence (the same for every trip of the
+  /// pattern: it is part of what groups them), for realtime updates.
+  uint32_t sequence = 0;
 };
 
 struct footpath {
@@ -185,6 +188,15 @@ public:
 
   /// A stop by the feed's stop_id.
   std::optional<uint32_t> find_stop(std::string_view id) const;
+  /// A trip by the feed's trip_id ("ID@SECONDS" for a frequencies.txt
+  /// trip starting SECONDS after the day's origin).
+  std::optional<uint32_t> find_trip(std::string_view id) const;
+  /// A route by the feed's route_id.
+  std::optional<uint32_t> find_route(std::string_view id) const;
+  /// Where each trip runs: its pattern and rank there (`none` for a trip
+  /// that none holds, one skipped while loading).
+  std::vector<uint32_t> trip_pattern;
+  std::vector<uint32_t> trip_rank;
   /// Stops (routable ones, that patterns call at) within `radius` meters,
   /// with their distance, nearest first.
   std::vector<std::pair<uint32_t, double>>
@@ -215,6 +227,8 @@ private:
     }
   };
   std::unordered_map<std::string, uint32_t> stop_index_;
+  std::unordered_map<std::string, uint32_t> trip_index_;
+  std::unordered_map<std::string, uint32_t> route_index_;
   std::unordered_map<int64_t, std::vector<uint32_t>, grid_key_hash> grid_;
   void build_grid();
   int64_t cell_of(const coordinate& c) const;

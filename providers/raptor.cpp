@@ -1,5 +1,7 @@
 #include "providers/raptor.hpp"
 
+#include "providers/gtfs_realtime.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -15,33 +17,13 @@ int32_t meters_to(const timetable& tt, uint32_t s, const coordinate& p) {
 }
 
 /// Meters along a pattern's stops, straight between each.
-int32_t meters_along(const timetable& tt, const pattern& p, uint32_t from,
-                     uint32_t to) {
+int32_t meters_along(const timetable& tt, const pattern_stop* stops,
+                     uint32_t from, uint32_t to) {
   double total = 0;
   for (auto i = from; i < to; ++i)
-    total += distance_m(
-      tt.stops[tt.pattern_stops[p.stops_begin + i].stop].position,
-      tt.stops[tt.pattern_stops[p.stops_begin + i + 1].stop].position);
+    total += distance_m(tt.stops[stops[i].stop].position,
+                        tt.stops[stops[i + 1].stop].position);
   return static_cast<int32_t>(std::lround(total));
-}
-
-/// The ride on a trip (rank `rank` of `pattern`, on the service day
-/// starting at `origin`) from position `board` to `alight`.
-journey_leg transit_leg(const timetable& tt, uint32_t pattern, uint32_t rank,
-                        int64_t origin, uint32_t board, uint32_t alight) {
-  const auto& p = tt.patterns[pattern];
-  journey_leg ride;
-  ride.transit = true;
-  ride.from_stop = tt.pattern_stops[p.stops_begin + board].stop;
-  ride.to_stop = tt.pattern_stops[p.stops_begin + alight].stop;
-  ride.pattern = pattern;
-  ride.trip_rank = rank;
-  ride.board = board;
-  ride.alight = alight;
-  ride.start = origin + tt.time_at(p, rank, board).departure;
-  ride.end = origin + tt.time_at(p, rank, alight).arrival;
-  ride.meters = meters_along(tt, p, board, alight);
-  return ride;
 }
 
 /// Access and egress at the point itself: no walk to show.
@@ -58,8 +40,47 @@ void drop_empty_walks(std::vector<journey_leg>& legs) {
 
 } // namespace
 
-raptor::raptor(const timetable& tt) : tt_(tt) {
+raptor::raptor(const timetable& tt)
+  : tt_(tt), first_layer_pattern_(static_cast<uint32_t>(tt.patterns.size())) {
   queue_pos_.assign(tt.patterns.size(), none);
+}
+
+const pattern& raptor::pattern_at(uint32_t p) const {
+  return p < first_layer_pattern_ ? tt_.patterns[p] : rt_->layer_pattern(p);
+}
+
+const pattern_stop* raptor::stops_of(uint32_t p) const {
+  return p < first_layer_pattern_
+           ? &tt_.pattern_stops[tt_.patterns[p].stops_begin]
+           : &rt_->pattern_stops[rt_->layer_pattern(p).stops_begin];
+}
+
+const stop_time* raptor::times_of(uint32_t p) const {
+  return p < first_layer_pattern_
+           ? &tt_.times[tt_.patterns[p].times_begin]
+           : &rt_->times[rt_->layer_pattern(p).times_begin];
+}
+
+/// The ride on a trip (rank `rank` of `pattern`, on the service day
+/// starting at `origin`) from position `board` to `alight`.
+journey_leg raptor::transit_leg(uint32_t pattern, uint32_t rank,
+                                int64_t origin, uint32_t board,
+                                uint32_t alight) const {
+  const auto& p = pattern_at(pattern);
+  const auto* stops = stops_of(pattern);
+  const auto* times = times_of(pattern) + rank * p.stop_count;
+  journey_leg ride;
+  ride.transit = true;
+  ride.from_stop = stops[board].stop;
+  ride.to_stop = stops[alight].stop;
+  ride.pattern = pattern;
+  ride.trip_rank = rank;
+  ride.board = board;
+  ride.alight = alight;
+  ride.start = origin + times[board].departure;
+  ride.end = origin + times[alight].arrival;
+  ride.meters = meters_along(tt_, stops, board, alight);
+  return ride;
 }
 
 std::vector<journey> raptor::route(const journey_request& request) {
@@ -84,8 +105,13 @@ std::vector<journey> raptor::run(const journey_request& rq) {
   target_walk_.assign(S, -1);
   marked_.assign(S, 0);
   ride_marked_.assign(S, 0);
-  if (queue_pos_.size() != tt_.patterns.size())
-    queue_pos_.assign(tt_.patterns.size(), none);
+  rt_ = rq.realtime != nullptr && rq.realtime->base.get() == &tt_
+          ? rq.realtime
+          : nullptr;
+  const auto P = first_layer_pattern_
+                 + static_cast<uint32_t>(rt_ ? rt_->patterns.size() : 0);
+  if (queue_pos_.size() != P)
+    queue_pos_.assign(P, none);
 
   auto stop_ok = [&](uint32_t s) {
     if (!rq.wheelchair)
@@ -139,18 +165,42 @@ std::vector<journey> raptor::run(const journey_request& rq) {
     int64_t at;
   };
   // Which of its zone's days each pattern runs on (bit k: days[zone][k]).
-  active_.assign(tt_.patterns.size(), 0);
-  for (uint32_t p = 0; p < tt_.patterns.size(); ++p) {
+  active_.assign(P, 0);
+  for (uint32_t p = 0; p < first_layer_pattern_; ++p) {
     const auto& pat = tt_.patterns[p];
     const auto& zone_days = days[pat.zone];
     for (std::size_t k = 0; k < zone_days.size(); ++k)
       if (tt_.runs_on(pat.service, zone_days[k].day))
         active_[p] |= static_cast<uint8_t>(1u << k);
   }
-  auto catch_trip = [&](uint32_t p_index, const pattern& p, uint32_t i,
+  // A realtime pattern runs on its one day.
+  for (uint32_t p = first_layer_pattern_; p < P; ++p) {
+    const auto& zone_days = days[rt_->layer_pattern(p).zone];
+    auto day = rt_->pattern_day[p - first_layer_pattern_];
+    for (std::size_t k = 0; k < zone_days.size(); ++k)
+      if (zone_days[k].day == day)
+        active_[p] |= static_cast<uint8_t>(1u << k);
+  }
+  // Whether trip `r` of router pattern `p` can be taken on `day`.
+  auto usable = [&](uint32_t p_index, const pattern& p, uint32_t r,
+                    int32_t day) {
+    if (p_index >= first_layer_pattern_) {
+      auto trip = rt_->trip_of(p_index).trip;
+      return !rq.wheelchair || trip == none || tt_.trips[trip].wheelchair != 2;
+    }
+    if (rq.wheelchair
+        && tt_.trips[tt_.pattern_trips[p.trips_begin + r]].wheelchair == 2)
+      return false;
+    return rt_ == nullptr || !rt_->replaced(p_index, r, day);
+  };
+  auto catch_trip = [&](uint32_t p_index, const pattern& p,
+                        const stop_time* times, uint32_t i,
                         int64_t t) -> std::optional<caught> {
     std::optional<caught> best;
     const auto& zone_days = days[p.zone];
+    auto at_rank = [&](uint32_t r) -> const stop_time& {
+      return times[r * p.stop_count + i];
+    };
     for (std::size_t k = 0; k < zone_days.size(); ++k) {
       if (!(active_[p_index] & (1u << k)))
         continue;
@@ -160,7 +210,7 @@ std::vector<journey> raptor::run(const journey_request& rq) {
       // First rank whose event is > rel (backward) or >= rel (forward).
       while (lo < hi) {
         auto mid = (lo + hi) / 2;
-        const auto& st = tt_.time_at(p, mid, i);
+        const auto& st = at_rank(mid);
         bool before = Backward ? st.arrival <= rel : st.departure < rel;
         if (before)
           lo = mid + 1;
@@ -169,22 +219,18 @@ std::vector<journey> raptor::run(const journey_request& rq) {
       }
       if constexpr (!Backward) {
         for (auto r = lo; r < p.trip_count; ++r) {
-          if (rq.wheelchair
-              && tt_.trips[tt_.pattern_trips[p.trips_begin + r]].wheelchair
-                   == 2)
+          if (!usable(p_index, p, r, day.day))
             continue;
-          auto at = day.origin + tt_.time_at(p, r, i).departure;
+          auto at = day.origin + at_rank(r).departure;
           if (!best || at < best->at)
             best = caught{r, day.origin, at};
           break;
         }
       } else {
         for (auto r = lo; r-- > 0;) {
-          if (rq.wheelchair
-              && tt_.trips[tt_.pattern_trips[p.trips_begin + r]].wheelchair
-                   == 2)
+          if (!usable(p_index, p, r, day.day))
             continue;
-          auto at = day.origin + tt_.time_at(p, r, i).arrival;
+          auto at = day.origin + at_rank(r).arrival;
           if (!best || at > best->at)
             best = caught{r, day.origin, at};
           break;
@@ -203,28 +249,35 @@ std::vector<journey> raptor::run(const journey_request& rq) {
     // Routes through the stops improved in the last round, from the first
     // (backward: last) such stop.
     queued_.clear();
+    auto queue = [&](const stop_call& call) {
+      auto [p, pos] = call;
+      if (active_[p] == 0)
+        return; // not running on the days of this query
+      const auto& ps = stops_of(p)[pos];
+      if (Backward ? !ps.drop_off : !ps.pickup)
+        return;
+      auto& q = queue_pos_[p];
+      if (q == none) {
+        queued_.push_back(p);
+        q = pos;
+      } else {
+        q = Backward ? std::max(q, pos) : std::min(q, pos);
+      }
+    };
     for (auto s : marked) {
       marked_[s] = 0;
-      for (auto c = tt_.calls_begin[s]; c < tt_.calls_begin[s + 1]; ++c) {
-        auto [p, pos] = tt_.calls[c];
-        if (active_[p] == 0)
-          continue; // not running on the days of this query
-        const auto& ps = tt_.pattern_stops[tt_.patterns[p].stops_begin + pos];
-        if (Backward ? !ps.drop_off : !ps.pickup)
-          continue;
-        auto& q = queue_pos_[p];
-        if (q == none) {
-          queued_.push_back(p);
-          q = pos;
-        } else {
-          q = Backward ? std::max(q, pos) : std::min(q, pos);
-        }
-      }
+      for (auto c = tt_.calls_begin[s]; c < tt_.calls_begin[s + 1]; ++c)
+        queue(tt_.calls[c]);
+      if (rt_)
+        for (auto c = rt_->calls_begin[s]; c < rt_->calls_begin[s + 1]; ++c)
+          queue(rt_->calls[c]);
     }
     marked.clear();
     rode.clear();
     for (auto p_index : queued_) {
-      const auto& p = tt_.patterns[p_index];
+      const auto& p = pattern_at(p_index);
+      const auto* p_stops = stops_of(p_index);
+      const auto* p_times = times_of(p_index);
       auto start = queue_pos_[p_index];
       queue_pos_[p_index] = none;
       std::optional<caught> trip;
@@ -233,9 +286,10 @@ std::vector<journey> raptor::run(const journey_request& rq) {
         uint32_t i = Backward ? start - step : start + step;
         if (Backward ? step > start : i >= p.stop_count)
           break;
-        const auto& ps = tt_.pattern_stops[p.stops_begin + i];
+        const auto& ps = p_stops[i];
         auto s = ps.stop;
-        const auto& st = trip ? tt_.time_at(p, trip->rank, i) : stop_time{};
+        const auto& st
+          = trip ? p_times[trip->rank * p.stop_count + i] : stop_time{};
         if (trip && (Backward ? ps.pickup : ps.drop_off)) {
           auto t = trip->origin + (Backward ? st.departure : st.arrival);
           if (better(t, best_ride_[s]) && better(t, dest_best) && stop_ok(s)) {
@@ -255,7 +309,7 @@ std::vector<journey> raptor::run(const journey_request& rq) {
                                   + (Backward ? st.arrival : st.departure)
                               : inf;
           if (r != inf && (!trip || !better(current, r)) && stop_ok(s)) {
-            if (auto c = catch_trip(p_index, p, i, r);
+            if (auto c = catch_trip(p_index, p, p_times, i, r);
                 c && (!trip || better(c->at, current))) {
               trip = c;
               caught_at = i;
@@ -330,7 +384,7 @@ std::vector<journey> raptor::run(const journey_request& rq) {
       legs.push_back(egress);
       for (auto r = f.rides; r >= 1; --r) {
         const auto& rp = ride_parent_[static_cast<std::size_t>(r) * S + cur];
-        auto ride = transit_leg(tt_, rp.pattern, rp.trip_rank, rp.origin,
+        auto ride = transit_leg(rp.pattern, rp.trip_rank, rp.origin,
                                 rp.from_pos, rp.to_pos);
         auto board = ride.from_stop;
         legs.push_back(ride);
@@ -369,7 +423,7 @@ std::vector<journey> raptor::run(const journey_request& rq) {
       for (auto r = f.rides; r >= 1; --r) {
         const auto& rp = ride_parent_[static_cast<std::size_t>(r) * S + cur];
         // Backward, the label is where the trip was boarded.
-        auto ride = transit_leg(tt_, rp.pattern, rp.trip_rank, rp.origin,
+        auto ride = transit_leg(rp.pattern, rp.trip_rank, rp.origin,
                                 rp.to_pos, rp.from_pos);
         auto alight = ride.to_stop;
         j.legs.push_back(ride);

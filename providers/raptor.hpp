@@ -17,6 +17,8 @@
 
 namespace transitd::gtfs {
 
+class realtime_layer;
+
 struct journey_request {
   coordinate from;
   coordinate to;
@@ -30,6 +32,11 @@ struct journey_request {
   /// Read before every round: once set, the search ends early and its
   /// result is incomplete (its caller no longer wants it).
   const std::atomic<bool>* stop = nullptr;
+  /// Realtime of the router's timetable: cancelled trips are not boarded,
+  /// skipped stops not served, and trips run on their realtime times (as
+  /// the layer's patterns, numbered after the timetable's). Null, or a
+  /// layer of another timetable: the schedule.
+  const realtime_layer* realtime = nullptr;
 };
 
 struct journey_leg {
@@ -40,6 +47,7 @@ struct journey_leg {
   int64_t start = 0;
   int64_t end = 0;
   /// Transit legs: the pattern, the trip's rank in it and the positions.
+  /// A pattern from `first_pattern` on is the realtime layer's.
   uint32_t pattern = 0;
   uint32_t trip_rank = 0;
   uint32_t board = 0;
@@ -70,7 +78,18 @@ private:
   template <bool Backward>
   std::vector<journey> run(const journey_request& request);
 
+  /// Router pattern `p`: the timetable's, or the realtime layer's after
+  /// them; its stops and its trips' times.
+  const pattern& pattern_at(uint32_t p) const;
+  const pattern_stop* stops_of(uint32_t p) const;
+  const stop_time* times_of(uint32_t p) const;
+  journey_leg transit_leg(uint32_t pattern, uint32_t rank, int64_t origin,
+                          uint32_t board, uint32_t alight) const;
+
   const timetable& tt_;
+  /// The layer of the query running (null: none).
+  const realtime_layer* rt_ = nullptr;
+  uint32_t first_layer_pattern_ = 0;
   std::size_t rounds_ = 0;
   std::vector<int64_t> ride_;
   std::vector<int64_t> ready_;

@@ -407,6 +407,35 @@ std::unique_ptr<CLI::App> make_app(daemon_config& cfg,
       "repeated for more feeds; stop ids become NAME:stop_id")
     ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
     ->type_name("NAME=SOURCE");
+  app
+    ->add_option_function<std::vector<std::string>>(
+      "--gtfs-rt",
+      [&cfg](const std::vector<std::string>& all) {
+        for (const auto& value : all) {
+          auto [name, sources] = parse_feed("--gtfs-rt", value);
+          auto it = std::find_if(cfg.gtfs_rt_feeds.begin(),
+                                 cfg.gtfs_rt_feeds.end(),
+                                 [&](const auto& f) { return f.first == name; });
+          if (it != cfg.gtfs_rt_feeds.end())
+            it->second.insert(it->second.end(), sources.begin(),
+                              sources.end());
+          else
+            cfg.gtfs_rt_feeds.emplace_back(std::move(name),
+                                           std::move(sources));
+        }
+      },
+      "apply GTFS-realtime (trip updates, vehicle positions, alerts) to the "
+      "--gtfs feed NAME: NAME=SOURCE, SOURCE an http(s) URL polled with "
+      "conditional requests or a file read again when it changes; several "
+      "SOURCEs comma-separated, or the flag repeated")
+    ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+    ->type_name("NAME=SOURCE");
+  count("gtfs-rt-interval-s", cfg.gtfs_rt_interval_s, 1, 3600,
+        "seconds between polls of a realtime URL (never sooner than its "
+        "Cache-Control max-age allows); files are checked as often");
+  count("gtfs-rt-max-age-s", cfg.gtfs_rt_max_age_s, 10, 86400,
+        "a realtime source whose last message is older than this is not "
+        "applied, and answers say so (warning realtime-stale)");
   count("gtfs-refresh-s", cfg.gtfs_refresh_s, 0, 86400 * 30,
         "check GTFS sources again this often (URLs with conditional "
         "requests, files by modification time); 0 = never");
@@ -593,6 +622,12 @@ outcome<config_request> parse_config(const std::vector<std::string>& args,
   if (!cfg.oauth_resource.empty())
     if (auto f = check_oauth_url(cfg.oauth_resource))
       return bad("--oauth-resource", *f);
+  for (const auto& [name, sources] : cfg.gtfs_rt_feeds)
+    if (std::none_of(cfg.gtfs_feeds.begin(), cfg.gtfs_feeds.end(),
+                     [&](const auto& f) { return f.first == name; }))
+      return bad("--gtfs-rt " + name,
+                 "realtime needs the timetable it updates: add --gtfs " + name
+                   + "=SOURCE");
   if (cfg.tls_cert.empty() != cfg.tls_key.empty())
     return bad(cfg.tls_cert.empty() ? "--tls-key" : "--tls-cert",
                "TLS needs both --tls-cert and --tls-key");

@@ -111,6 +111,13 @@ struct daemon_config {
   int32_t gtfs_footpath_m = 500;
   /// Check the feeds' sources again this often (seconds); 0 = never.
   int32_t gtfs_refresh_s = 86400;
+  /// --gtfs-rt NAME=SOURCE[,SOURCE...]: GTFS-realtime sources (URLs or
+  /// files) of the --gtfs feed NAME.
+  std::vector<std::pair<std::string, std::vector<std::string>>> gtfs_rt_feeds;
+  /// Seconds between polls of a realtime URL (and checks of a file).
+  int32_t gtfs_rt_interval_s = 30;
+  /// A realtime source older than this (seconds) is not applied.
+  int32_t gtfs_rt_max_age_s = 300;
   /// Where a feed and Digitransit (with a key) both cover a point:
   /// "feeds-first" or "digitransit-first".
   std::string provider_order = "feeds-first";

@@ -102,6 +102,9 @@ engine_config engine_settings(const daemon_config& cfg, bool routing_demo,
   e.demo_routing = routing_demo;
   e.demo_geocoding = geocoding_demo;
   e.variables.path = variables_path;
+  // --clock: results are computed for this instant, and the clock runs on.
+  const int64_t clock_offset_ms
+    = cfg.clock_start ? *cfg.clock_start * 1000 - now_ms() : 0;
   for (const auto& [name, sources] : cfg.gtfs_feeds) {
     gtfs_feed_options feed;
     feed.name = name;
@@ -109,6 +112,12 @@ engine_config engine_settings(const daemon_config& cfg, bool routing_demo,
     feed.load.footpath_radius = cfg.gtfs_footpath_m;
     feed.download_dir = feed_dir;
     feed.refresh_s = cfg.gtfs_refresh_s;
+    for (const auto& [rt_name, rt_sources] : cfg.gtfs_rt_feeds)
+      if (rt_name == name)
+        feed.realtime = rt_sources;
+    feed.realtime_options.interval_s = cfg.gtfs_rt_interval_s;
+    feed.realtime_max_age_s = cfg.gtfs_rt_max_age_s;
+    feed.clock_offset_ms = clock_offset_ms;
     // The service-day window starts a week before the daemon's today.
     auto today = (cfg.clock_start ? *cfg.clock_start : now_ms() / 1000) / 86400;
     feed.load.anchor_day = static_cast<int32_t>(today - 7);
@@ -117,8 +126,7 @@ engine_config engine_settings(const daemon_config& cfg, bool routing_demo,
   // Beside feeds, Digitransit serves only when it is real (a key or URL).
   e.digitransit_with_feeds = !routing_uses_demo(cfg);
   e.feeds_first = cfg.provider_order == "feeds-first";
-  if (cfg.clock_start)
-    e.clock_offset_ms = *cfg.clock_start * 1000 - now_ms();
+  e.clock_offset_ms = clock_offset_ms;
   e.station_toilets.tool.timeout_ms = cfg.tool_timeout_ms;
   if (!station_dir.empty()) {
     e.station_toilets.reader = directory_reader(station_dir);

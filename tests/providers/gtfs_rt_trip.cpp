@@ -197,3 +197,30 @@ TEST_CASE("GTFS-RT apply: the specification's example trip",
   CHECK(t.calls[7].arrival_delay == -2);
   CHECK(t.calls[8].status == call_status::no_data);
 }
+
+TEST_CASE("GTFS-RT apply: a stop_sequence naming another stop than the "
+          "update's stop_id: the stop wins",
+          "[gtfs_rt][apply]") {
+  // BART's feed numbers its calls one lower than its timetable does.
+  trip_update u;
+  auto first = at(3, 120);
+  first.stop_id = "S4";
+  auto second = at(4, 60);
+  second.stop_id = "S5";
+  u.stops = {first, second};
+  auto t = apply(u, schedule(6), origin);
+  CHECK(arrival_delays(t) == std::vector<int32_t>{-9999, -9999, -9999, 120,
+                                                  60, 60});
+  CHECK(t.unmatched == 0);
+  // A sequence that agrees with its stop_id, or comes alone, is used.
+  auto agree = at(3, 30);
+  agree.stop_id = "S3";
+  u.stops = {agree};
+  CHECK(arrival_delays(apply(u, schedule(4), origin))
+        == std::vector<int32_t>{-9999, -9999, 30, 30});
+  // Neither the sequence nor the stop is the trip's: unmatched.
+  auto stray = at(3, 30);
+  stray.stop_id = "elsewhere";
+  u.stops = {stray};
+  CHECK(apply(u, schedule(4), origin).unmatched == 1);
+}

@@ -10,6 +10,7 @@
 #include <date/tz.h>
 
 #include "providers/gtfs_reader.hpp"
+#include "providers/gtfs_realtime.hpp"
 #include "support/csa_reference.hpp"
 
 using namespace transitd;
@@ -39,16 +40,18 @@ int64_t local_epoch(const std::string& zone, int y, unsigned m, unsigned d,
 /// Random points near random stops, random times of one day, random walk
 /// and transfer bounds; RAPTOR's earliest arrival with at most k vehicles
 /// must equal the reference's for every k.
-void compare_with_reference(const timetable& tt, const std::string& zone,
-                            int y, unsigned m, unsigned d, int queries,
-                            uint32_t seed) {
+void compare_with_reference(
+  const timetable& tt, const std::string& zone, int y, unsigned m,
+  unsigned d, int queries, uint32_t seed,
+  const realtime_layer* realtime = nullptr,
+  const test::csa_reference::changes* changes = nullptr) {
   std::mt19937 rng{seed};
   std::vector<uint32_t> routable;
   for (uint32_t s = 0; s < tt.stops.size(); ++s)
     if (tt.routable(s))
       routable.push_back(s);
   auto noon = local_epoch(zone, y, m, d, 12 * 3600);
-  test::csa_reference reference{tt, noon};
+  test::csa_reference reference{tt, noon, changes};
   raptor router{tt};
   std::uniform_int_distribution<std::size_t> pick(0, routable.size() - 1);
   std::uniform_int_distribution<int> second(4 * 3600, 23 * 3600);
@@ -64,6 +67,7 @@ void compare_with_reference(const timetable& tt, const std::string& zone,
     rq.time = local_epoch(zone, y, m, d, second(rng));
     rq.max_walk_meters = walks[q % 4];
     rq.max_transfers = static_cast<int32_t>(q % 6);
+    rq.realtime = realtime;
     auto rides = rq.max_transfers + 1;
     auto expected = reference.earliest(rq.from, rq.to, rq.time, rides,
                                        rq.max_walk_meters);
@@ -118,6 +122,93 @@ TEST_CASE("RAPTOR equals a connection scan on BART and Caltrain",
   auto caltrain = load("caltrain-2023-09/caltrain-gtfs.zip");
   compare_with_reference(*caltrain, "America/Los_Angeles", 2023, 11, 7, 150,
                          4);
+}
+
+namespace {
+
+/// Realtime for every trip of one service day, at random: a tenth
+/// cancelled, a third late or early by a trip-wide delay, some of those
+/// skipping a stop or two; the same changes as GTFS-realtime updates (for
+/// RAPTOR, through the layer) and as the reference's own.
+struct random_realtime {
+  std::vector<gtfs_rt::trip_update> updates;
+  test::csa_reference::changes changes;
+};
+
+random_realtime make_random_realtime(const timetable& tt, int32_t day,
+                                     const std::string& date, uint32_t seed) {
+  random_realtime out;
+  std::mt19937 rng{seed};
+  std::uniform_int_distribution<int> percent(0, 99);
+  std::uniform_int_distribution<int> delay(-120, 900);
+  for (uint32_t t = 0; t < tt.trips.size(); ++t) {
+    auto p = tt.trip_pattern[t];
+    if (p == none || !tt.runs_on(tt.patterns[p].service, day))
+      continue;
+    const auto& pat = tt.patterns[p];
+    auto roll = percent(rng);
+    if (roll >= 40)
+      continue;
+    gtfs_rt::trip_update u;
+    u.trip.trip_id = tt.trips[t].id;
+    u.trip.start_date = date;
+    test::csa_reference::trip_change change;
+    if (roll < 10) {
+      u.trip.relationship = gtfs_rt::trip_relationship::canceled;
+      change.cancelled = true;
+    } else {
+      u.delay_s = delay(rng);
+      change.delay = *u.delay_s;
+      if (roll < 20) {
+        change.skipped.assign(pat.stop_count, false);
+        std::uniform_int_distribution<uint32_t> at(0, pat.stop_count - 1);
+        for (int k = 0; k < 2; ++k) {
+          auto i = at(rng);
+          change.skipped[i] = true;
+          gtfs_rt::stop_time_update skip;
+          skip.stop_sequence = tt.pattern_stops[pat.stops_begin + i].sequence;
+          skip.relationship = gtfs_rt::stop_relationship::skipped;
+          u.stops.push_back(skip);
+        }
+        std::sort(u.stops.begin(), u.stops.end(),
+                  [](const auto& a, const auto& b) {
+                    return *a.stop_sequence < *b.stop_sequence;
+                  });
+      }
+    }
+    out.updates.push_back(std::move(u));
+    out.changes[{t, day}] = std::move(change);
+  }
+  return out;
+}
+
+void compare_realtime_with_reference(std::shared_ptr<const timetable> tt,
+                                     const std::string& zone, int y,
+                                     unsigned m, unsigned d, int queries,
+                                     uint32_t seed) {
+  auto noon = local_epoch(zone, y, m, d, 12 * 3600);
+  char date[9];
+  std::snprintf(date, sizeof date, "%04d%02u%02u", y, m, d);
+  auto day = static_cast<int32_t>(noon / 86400) - tt->first_day;
+  auto rt = make_random_realtime(*tt, day, date, seed);
+  REQUIRE(rt.updates.size() > 20);
+  auto layer = build_realtime(tt, rt.updates, noon);
+  CHECK(layer->counts.matched == rt.updates.size());
+  CHECK(layer->counts.unmatched_trips == 0);
+  CHECK(layer->counts.unmatched_stops == 0);
+  compare_with_reference(*tt, zone, y, m, d, queries, seed, layer.get(),
+                         &rt.changes);
+}
+
+} // namespace
+
+TEST_CASE("RAPTOR on realtime equals a connection scan with the same "
+          "cancellations, delays and skipped stops",
+          "[raptor][reference][realtime]") {
+  compare_realtime_with_reference(load("bart-2019/bart-gtfs.zip"),
+                                  "America/Los_Angeles", 2019, 8, 7, 150, 5);
+  compare_realtime_with_reference(load("caltrain-2023-09/caltrain-gtfs.zip"),
+                                  "America/Los_Angeles", 2023, 11, 7, 150, 6);
 }
 
 TEST_CASE("RAPTOR arrive-by: the latest departure that arrives in time",

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <vector>
 
 #include "providers/gtfs_timetable.hpp"
@@ -27,23 +28,51 @@ public:
     bool drop_off;
   };
 
-  /// Connections of every trip running on the service days around `when`.
-  csa_reference(const gtfs::timetable& tt, int64_t when) : tt_(tt) {
+  /// What realtime changes of one trip on one day, as the reference
+  /// applies it: cancelled, every call moved by `delay`, calls at the
+  /// positions `skipped` neither boarded nor left.
+  struct trip_change {
+    bool cancelled = false;
+    int32_t delay = 0;
+    std::vector<bool> skipped;
+  };
+  /// By (trip, service day index).
+  using changes = std::map<std::pair<uint32_t, int32_t>, trip_change>;
+
+  /// Connections of every trip running on the service days around `when`,
+  /// changed by `realtime` when given.
+  csa_reference(const gtfs::timetable& tt, int64_t when,
+                const changes* realtime = nullptr)
+    : tt_(tt) {
     uint32_t instance = 0;
     for (uint32_t p = 0; p < tt.patterns.size(); ++p) {
       const auto& pat = tt.patterns[p];
       for (const auto& day : tt.days_around(pat.zone, when))
         for (uint32_t r = 0; r < pat.trip_count; ++r) {
-          const auto& trip = tt.trips[tt.pattern_trips[pat.trips_begin + r]];
+          auto trip_index = tt.pattern_trips[pat.trips_begin + r];
+          const auto& trip = tt.trips[trip_index];
           if (!tt.runs_on(trip.service, day.day))
             continue;
+          const trip_change* change = nullptr;
+          if (realtime != nullptr) {
+            auto found = realtime->find({trip_index, day.day});
+            if (found != realtime->end())
+              change = &found->second;
+          }
+          if (change != nullptr && change->cancelled)
+            continue;
+          auto shift = day.origin + (change != nullptr ? change->delay : 0);
+          auto served = [&](uint32_t i) {
+            return change == nullptr || change->skipped.empty()
+                   || !change->skipped[i];
+          };
           for (uint32_t i = 0; i + 1 < pat.stop_count; ++i) {
             const auto& a = tt.pattern_stops[pat.stops_begin + i];
             const auto& b = tt.pattern_stops[pat.stops_begin + i + 1];
             connections_.push_back(
-              {day.origin + tt.time_at(pat, r, i).departure,
-               day.origin + tt.time_at(pat, r, i + 1).arrival, a.stop, b.stop,
-               instance, a.pickup, b.drop_off});
+              {shift + tt.time_at(pat, r, i).departure,
+               shift + tt.time_at(pat, r, i + 1).arrival, a.stop, b.stop,
+               instance, a.pickup && served(i), b.drop_off && served(i + 1)});
           }
           ++instance;
         }
