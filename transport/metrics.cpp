@@ -150,6 +150,41 @@ const std::map<std::string, family>& feed_families() {
     {"plan_us", {"transitd_feed_plan_seconds_total", "counter",
                  "Engine time of those searches (RAPTOR and the answer).",
                  0.000001}},
+    {"realtime_polls", {"transitd_feed_realtime_polls_total", "counter",
+                        "Polls of the feed's GTFS-realtime sources."}},
+    {"realtime_failures", {"transitd_feed_realtime_failures_total",
+                           "counter",
+                           "Realtime polls that failed (network, status, "
+                           "size, or a malformed message)."}},
+    {"realtime_refused", {"transitd_feed_realtime_refused_total", "counter",
+                          "Realtime messages refused whole as malformed."}},
+    {"realtime_timestamp", {"transitd_feed_realtime_timestamp_seconds",
+                            "gauge",
+                            "Header timestamp of the newest realtime "
+                            "message (seconds since the epoch)."}},
+    {"realtime_builds", {"transitd_feed_realtime_builds_total", "counter",
+                         "Times the realtime layer was rebuilt."}},
+    {"realtime_build_ms", {"transitd_feed_realtime_build_seconds", "gauge",
+                           "Time the last realtime build took.", 0.001}},
+    {"realtime_trip_updates", {"transitd_feed_realtime_trip_updates",
+                               "gauge",
+                               "Trip updates in the realtime layer's "
+                               "messages."}},
+    {"realtime_matched", {"transitd_feed_realtime_matched", "gauge",
+                          "Trip updates matched to a trip of the "
+                          "timetable."}},
+    {"realtime_cancelled", {"transitd_feed_realtime_cancelled", "gauge",
+                            "Trips cancelled by realtime."}},
+    {"realtime_added", {"transitd_feed_realtime_added", "gauge",
+                        "Trips realtime added to the timetable."}},
+    {"realtime_unmatched_trips", {"transitd_feed_realtime_unmatched_trips",
+                                  "gauge",
+                                  "Trip updates matching no trip of the "
+                                  "timetable."}},
+    {"realtime_unmatched_stops", {"transitd_feed_realtime_unmatched_stops",
+                                  "gauge",
+                                  "Stop time updates matching no call of "
+                                  "their trip."}},
   };
   return f;
 }

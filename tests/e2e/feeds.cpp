@@ -153,3 +153,81 @@ TEST_CASE("e2e feed beside Digitransit: each id and area to its provider",
                   {"destination", coords(40.6782, -73.9442)}}));
   CHECK(across.at("code").as_string() == "unsupported-region");
 }
+
+namespace {
+
+/// Caltrain with its trip updates recorded 2023-11-07 17:05:34 PST, at
+/// the instant they were recorded (or `later` seconds after).
+test::harness_options caltrain_live(int64_t later = 0, int32_t max_age = 300) {
+  const std::string dir
+    = std::string{TRANSITD_FIXTURES_DIR} + "/gtfs/caltrain-2023-09/";
+  test::harness_options options;
+  options.gtfs_feeds = {{"caltrain", {dir + "caltrain-gtfs.zip"}}};
+  options.gtfs_rt_feeds
+    = {{"caltrain", {dir + "caltrain-trip-updates-2023-11-07.pb",
+                     dir + "caltrain-vehicle-positions-2023-11-07.pb"}}};
+  options.gtfs_rt_max_age_s = max_age;
+  options.clock_start = 1699405534 + later;
+  options.digitransit_with_feeds = false;
+  return options;
+}
+
+} // namespace
+
+TEST_CASE("e2e feed with realtime: recorded Caltrain trip updates on the "
+          "board and in the plan",
+          "[e2e][gtfs][realtime]") {
+  daemon_harness daemon{caltrain_live()};
+  test::mcp_client client{daemon.port()};
+  client.initialize();
+  // Train 124 leaves Mountain View (70242) at 17:10:01 by the feed.
+  auto board = test::structured(client.call_tool(
+    "get_departures", test::departures_args("caltrain:70242", 10)));
+  CHECK(board.at("realtimeUsed").as_bool());
+  CHECK_FALSE(has_warning(board, "realtime-stale"));
+  bool seen = false;
+  for (const auto& d : board.at("departures").as_array()) {
+    auto o = d.as_object();
+    if (o.contains("realtimeTime")
+        && o.at("realtimeTime").as_string() == "2023-11-07T17:10:01-08:00") {
+      seen = true;
+      CHECK(o.contains("delaySeconds"));
+      CHECK(o.at("status").as_string() != "scheduled_only");
+    }
+  }
+  CHECK(seen);
+
+  // Mountain View to Palo Alto: the plan rides on realtime times.
+  auto plan = test::structured(client.call_tool(
+    "plan_trip", {{"origin", coords(37.3945, -122.0761)},
+                  {"destination", coords(37.4435, -122.1648)}}));
+  auto itineraries = plan.at("itineraries").as_array();
+  REQUIRE_FALSE(itineraries.empty());
+  CHECK(plan.at("realtimeUsed").as_string() != "scheduled");
+
+  // All 19 recorded updates matched; the newest message is the vehicle
+  // positions' (25 s after the trip updates).
+  auto metrics = client.get("/metrics").body;
+  CHECK_THAT(metrics,
+             Catch::Contains(
+               "transitd_feed_realtime_matched{feed=\"caltrain\"} 19")
+               && Catch::Contains(
+                 "transitd_feed_realtime_timestamp_seconds{feed=\"caltrain\"} "
+                 "1699405559"));
+}
+
+TEST_CASE("e2e feed with realtime: a source older than the allowed age is "
+          "not applied, and answers say so",
+          "[e2e][gtfs][realtime]") {
+  daemon_harness daemon{caltrain_live(3600, 600)};
+  test::mcp_client client{daemon.port()};
+  client.initialize();
+  auto board = test::structured(client.call_tool(
+    "get_departures", test::departures_args("caltrain:70242", 10)));
+  CHECK(has_warning(board, "realtime-stale"));
+  CHECK_FALSE(board.at("realtimeUsed").as_bool());
+  auto plan = test::structured(client.call_tool(
+    "plan_trip", {{"origin", coords(37.3945, -122.0761)},
+                  {"destination", coords(37.4435, -122.1648)}}));
+  CHECK(has_warning(plan, "realtime-stale"));
+}

@@ -1,5 +1,7 @@
 #include "support/daemon_harness.hpp"
 
+#include <algorithm>
+
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <catch2/catch.hpp>
@@ -91,6 +93,8 @@ daemon_harness::daemon_harness(harness_options options) {
   cfg.tls_cert = options.tls_cert;
   cfg.tls_key = options.tls_key;
   cfg.gtfs_feeds = options.gtfs_feeds;
+  cfg.gtfs_rt_feeds = options.gtfs_rt_feeds;
+  cfg.gtfs_rt_max_age_s = options.gtfs_rt_max_age_s;
   cfg.clock_start = options.clock_start;
   if (!options.digitransit_with_feeds) {
     cfg.digitransit_routing_url_explicit = false;
@@ -116,6 +120,13 @@ daemon_harness::daemon_harness(harness_options options) {
       std::this_thread::sleep_for(std::chrono::milliseconds{1});
     INFO("feed " << slot->name() << ": " << slot->status().error);
     REQUIRE(slot->status().loaded);
+    bool realtime = std::any_of(
+      options.gtfs_rt_feeds.begin(), options.gtfs_rt_feeds.end(),
+      [&](const auto& f) { return f.first == slot->name(); });
+    for (int i = 0; realtime && i < 60000 && slot->realtime_state().builds == 0;
+         ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds{1});
+    CHECK((!realtime || slot->realtime_state().builds > 0));
   }
 }
 

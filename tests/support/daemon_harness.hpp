@@ -59,6 +59,10 @@ struct harness_options {
   std::string tls_key;
   /// GTFS feeds (--gtfs); the harness waits until they are loaded.
   std::vector<std::pair<std::string, std::vector<std::string>>> gtfs_feeds;
+  /// --gtfs-rt and --gtfs-rt-max-age-s; the harness waits until each
+  /// feed's realtime was applied once.
+  std::vector<std::pair<std::string, std::vector<std::string>>> gtfs_rt_feeds;
+  int32_t gtfs_rt_max_age_s = 300;
   /// --clock, epoch seconds.
   std::optional<int64_t> clock_start;
   /// Give Digitransit a key beside the feeds (else the feeds alone serve).
