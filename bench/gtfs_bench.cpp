@@ -10,10 +10,23 @@
 // --plan times that one plan_trip query N times instead (for comparing
 // with the same call over MCP, bench/gtfs.sh).
 //
+// Realtime, after the table: a full trip-updates message for up to 10,000
+// trips of the day (every call of each given an absolute time, as the
+// large agencies publish them) decoded and applied (the realtime layer
+// built), and plan_trip on realtime times, idle and while another thread
+// applies such a message again and again (as the feed's realtime thread
+// does while queries run).
+//
 // Prints a Markdown table (docs/performance.md).
 
+// Before anything that includes <netdb.h> (NO_DATA is a name of the format).
+#include "gtfs_realtime.pb.h"
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <memory>
+#include <thread>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -27,6 +40,7 @@
 
 #include "providers/gtfs_answers.hpp"
 #include "providers/gtfs_reader.hpp"
+#include "providers/gtfs_realtime.hpp"
 
 using namespace transitd;
 using clock_type = std::chrono::steady_clock;
@@ -52,6 +66,12 @@ struct stats {
     return us.empty() ? 0 : us[static_cast<std::size_t>(q * (us.size() - 1))];
   }
 };
+
+std::string ratio(double a, double b) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", b > 0 ? a / b : 0.0);
+  return text;
+}
 
 std::string ms(double us) {
   char text[32];
@@ -206,5 +226,113 @@ int main(int argc, char** argv) {
             << " / " << ms(departures.at(0.99)) << " ms |\n";
   std::cout << "| find_stops p50 / p99 | " << ms(near.at(0.5)) << " / "
             << ms(near.at(0.99)) << " ms |\n";
+
+  // -- realtime ---------------------------------------------------------
+  auto noon = zone->to_sys(date::local_days{date::year_month_day{date_value}}
+                             + std::chrono::hours{12},
+                           date::choose::earliest)
+                .time_since_epoch()
+                .count();
+  auto service_day = static_cast<int32_t>(noon / 86400) - tt.first_day;
+  auto origin = tt.origin(0, service_day);
+  char start_date[9];
+  {
+    date::year_month_day ymd{date_value};
+    std::snprintf(start_date, sizeof start_date, "%04d%02u%02u",
+                  static_cast<int>(ymd.year()),
+                  static_cast<unsigned>(ymd.month()),
+                  static_cast<unsigned>(ymd.day()));
+  }
+  transitd::gtfs_rt::pb::FeedMessage message;
+  message.mutable_header()->set_gtfs_realtime_version("2.0");
+  message.mutable_header()->set_timestamp(static_cast<uint64_t>(noon));
+  std::uniform_int_distribution<int> delay(-60, 600);
+  std::size_t updated = 0;
+  for (uint32_t t = 0; t < tt.trips.size() && updated < 10000; ++t) {
+    auto p = tt.trip_pattern[t];
+    if (p == gtfs::none || !tt.runs_on(tt.patterns[p].service, service_day))
+      continue;
+    const auto& pat = tt.patterns[p];
+    auto* e = message.add_entity();
+    e->set_id(tt.trips[t].id);
+    auto* tu = e->mutable_trip_update();
+    tu->mutable_trip()->set_trip_id(tt.trips[t].id);
+    tu->mutable_trip()->set_start_date(start_date);
+    auto late = delay(rng);
+    for (uint32_t i = 0; i < pat.stop_count; ++i) {
+      auto* u = tu->add_stop_time_update();
+      u->set_stop_sequence(tt.pattern_stops[pat.stops_begin + i].sequence);
+      u->set_stop_id(tt.stops[tt.pattern_stops[pat.stops_begin + i].stop].id);
+      const auto& st = tt.time_at(pat, tt.trip_rank[t], i);
+      u->mutable_arrival()->set_time(origin + st.arrival + late);
+      u->mutable_departure()->set_time(origin + st.departure + late);
+    }
+    ++updated;
+  }
+  auto bytes = message.SerializeAsString();
+  stats apply, decode_only;
+  std::shared_ptr<const gtfs::realtime_layer> layer;
+  for (int round = 0; round < 7; ++round) {
+    auto start = clock_type::now();
+    auto decoded = gtfs_rt::decode(bytes);
+    auto decoded_at = clock_type::now();
+    layer = gtfs::build_realtime(*loaded, decoded->trip_updates, noon);
+    apply.add(clock_type::now() - start);
+    decode_only.add(decoded_at - start);
+  }
+  std::cout << "| realtime: decode and apply a full message of "
+            << updated << " trips (" << bytes.size() / 1024
+            << " KiB; layer: " << layer->counts.matched << " matched, "
+            << layer->patterns.size()
+            << " patterns), p50 / max of 7 (decoding alone p50) | "
+            << ms(apply.at(0.5)) << " / " << ms(apply.at(1.0)) << " ms ("
+            << ms(decode_only.at(0.5)) << " ms) |\n";
+
+  // plan_trip on realtime times: idle, then with the message applied again
+  // and again on another thread, each query taking the newest layer.
+  std::vector<trip_plan_query> plan_queries;
+  std::uniform_int_distribution<int> daytime(6 * 3600, 22 * 3600);
+  for (int q = 0; q < queries; ++q) {
+    trip_plan_query query;
+    query.from = tt.stops[routable[pick(rng)]].position;
+    query.to = tt.stops[routable[pick(rng)]].position;
+    query.time = origin + daytime(rng);
+    query.first = 5;
+    plan_queries.push_back(query);
+  }
+  auto run_plans = [&](std::atomic<bool>* applying) {
+    stats s;
+    for (const auto& query : plan_queries) {
+      auto current = std::atomic_load(&layer);
+      auto start = clock_type::now();
+      gtfs::plan_trips(router, tt, query, nullptr, current.get());
+      s.add(clock_type::now() - start);
+    }
+    if (applying)
+      applying->store(false);
+    return s;
+  };
+  auto idle = run_plans(nullptr);
+  std::atomic<bool> applying{true};
+  std::atomic<int> applied{0};
+  std::thread writer{[&] {
+    while (applying.load()) {
+      auto decoded = gtfs_rt::decode(bytes);
+      std::shared_ptr<const gtfs::realtime_layer> fresh
+        = gtfs::build_realtime(*loaded, decoded->trip_updates, noon);
+      std::atomic_store(&layer, fresh);
+      ++applied;
+    }
+  }};
+  auto busy = run_plans(&applying);
+  writer.join();
+  std::cout << "| plan_trip on realtime, p50 / p99 idle (" << plan_queries.size()
+            << " queries) | " << ms(idle.at(0.5)) << " / " << ms(idle.at(0.99))
+            << " ms |\n";
+  std::cout << "| plan_trip on realtime, p50 / p99 while the message is "
+               "applied again and again ("
+            << applied.load() << " times) | " << ms(busy.at(0.5)) << " / "
+            << ms(busy.at(0.99)) << " ms (p99 " << ratio(busy.at(0.99), idle.at(0.99))
+            << "x idle) |\n";
   return 0;
 }

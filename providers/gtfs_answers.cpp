@@ -106,7 +106,7 @@ outcome<stop_departures> departures_at(const timetable& tt,
               if (e->cancelled) {
                 out.cancelled = true;
               } else {
-                auto call = rt->patterns[e->pattern].times_begin + pos;
+                auto call = rt->call_of(*e, pos);
                 auto status = rt->status[call];
                 if (status == gtfs_rt::call_status::skipped) {
                   out.cancelled = true;
@@ -126,18 +126,22 @@ outcome<stop_departures> departures_at(const timetable& tt,
     if (rt)
       for (auto c = rt->calls_begin[s]; c < rt->calls_begin[s + 1]; ++c) {
         auto [p_index, pos] = rt->calls[c];
-        const auto& e = rt->trip_of(p_index);
         const auto& p = rt->layer_pattern(p_index);
-        if (e.trip != none || pos + 1 == p.stop_count
+        if (pos + 1 == p.stop_count
             || !rt->pattern_stops[p.stops_begin + pos].pickup)
           continue;
-        auto at = e.origin + rt->times[p.times_begin + pos].departure;
-        if (!in_window(at))
-          continue;
-        auto out = departure_of(e.route, e.headsign, s, at);
-        out.realtime = true;
-        out.realtime_departure = at;
-        answer.stop_times.push_back(std::move(out));
+        for (uint32_t r = 0; r < p.trip_count; ++r) {
+          const auto& e = rt->trip_of(p_index, r);
+          if (e.trip != none)
+            break; // a pattern of timetable trips, listed above
+          auto at = e.origin + rt->times[rt->call_of(e, pos)].departure;
+          if (!in_window(at))
+            continue;
+          auto out = departure_of(e.route, e.headsign, s, at);
+          out.realtime = true;
+          out.realtime_departure = at;
+          answer.stop_times.push_back(std::move(out));
+        }
       }
   }
   auto effective = [](const transitd::stop_time& t) {
@@ -307,8 +311,7 @@ trip_plans plan_trips(raptor& router, const timetable& tt,
       if (l.transit && l.pattern >= tt.patterns.size()) {
         // A trip of the realtime layer: its realtime times were routed
         // on; the schedule's are beside them.
-        const auto& e = rt->trip_of(l.pattern);
-        const auto& p = rt->layer_pattern(l.pattern);
+        const auto& e = rt->trip_of(l.pattern, l.trip_rank);
         auto origin = e.origin;
         leg.transit = true;
         leg.mode = tt.routes[e.route].mode;
@@ -320,9 +323,9 @@ trip_plans plan_trips(raptor& router, const timetable& tt,
           leg.headsign = e.headsign;
         }
         leg.scheduled_start
-          = origin + rt->scheduled[p.times_begin + l.board].departure;
+          = origin + rt->scheduled[rt->call_of(e, l.board)].departure;
         leg.scheduled_end
-          = origin + rt->scheduled[p.times_begin + l.alight].arrival;
+          = origin + rt->scheduled[rt->call_of(e, l.alight)].arrival;
         leg.realtime_start = l.start;
         leg.realtime_end = l.end;
       } else if (l.transit) {

@@ -232,42 +232,29 @@ build_realtime(std::shared_ptr<const timetable> base,
       scheduled_trips[it->second] = {u, *at};
   }
 
-  // Where the layer's patterns call, gathered then laid out per stop.
-  struct call_at {
-    uint32_t stop;
-    stop_call call;
+  // Trips running in the layer, gathered first, then laid out in
+  // patterns: by timetable pattern (none: an added trip), day and the
+  // stops served, sorted by departure and split where one would overtake.
+  struct running {
+    uint32_t source_pattern;
+    uint32_t entry; // into out.trips
+    uint16_t zone;
+    int32_t day;
+    std::vector<pattern_stop> stops;
+    std::vector<stop_time> times;
+    std::vector<stop_time> planned;
+    std::vector<gtfs_rt::call_status> status;
   };
-  std::vector<call_at> layer_calls;
-  auto add_pattern = [&](std::size_t trip_entry, uint16_t zone, int32_t day,
-                         std::vector<pattern_stop> stops,
-                         std::vector<stop_time> times,
-                         std::vector<stop_time> planned,
-                         std::vector<gtfs_rt::call_status> status) {
-    make_monotone(times, status);
-    pattern p;
-    p.stops_begin = static_cast<uint32_t>(out.pattern_stops.size());
-    p.stop_count = static_cast<uint32_t>(stops.size());
-    p.trips_begin = static_cast<uint32_t>(trip_entry);
-    p.trip_count = 1;
-    p.times_begin = static_cast<uint32_t>(out.times.size());
-    p.zone = zone;
-    auto index = static_cast<uint32_t>(out.patterns.size());
-    for (uint32_t i = 0; i < stops.size(); ++i)
-      layer_calls.push_back({stops[i].stop, {out.first_pattern + index, i}});
-    for (std::size_t i = 0; i < times.size(); ++i)
-      if (status[i] == gtfs_rt::call_status::predicted) {
-        auto delay = times[i].departure - planned[i].departure;
+  std::vector<running> runs;
+  auto add_running = [&](running r) {
+    make_monotone(r.times, r.status);
+    for (std::size_t i = 0; i < r.times.size(); ++i)
+      if (r.status[i] == gtfs_rt::call_status::predicted) {
+        auto delay = r.times[i].departure - r.planned[i].departure;
         out.max_delay = std::max(out.max_delay, delay);
         out.max_advance = std::max(out.max_advance, -delay);
       }
-    out.pattern_stops.insert(out.pattern_stops.end(), stops.begin(),
-                             stops.end());
-    out.times.insert(out.times.end(), times.begin(), times.end());
-    out.scheduled.insert(out.scheduled.end(), planned.begin(), planned.end());
-    out.status.insert(out.status.end(), status.begin(), status.end());
-    out.patterns.push_back(p);
-    out.pattern_day.push_back(day);
-    return index;
+    runs.push_back(std::move(r));
   };
 
   for (const auto& [u, at] : scheduled_trips) {
@@ -321,13 +308,14 @@ build_realtime(std::shared_ptr<const timetable> base,
         planned.push_back(tt.time_at(pat, rank, i));
         status.push_back(c.status);
       }
-      entry.pattern = add_pattern(out.trips.size(), pat.zone, at.day,
-                                  std::move(stops), std::move(times),
-                                  std::move(planned), std::move(status));
+      add_running({p_index, static_cast<uint32_t>(out.trips.size()),
+                   pat.zone, at.day, std::move(stops), std::move(times),
+                   std::move(planned), std::move(status)});
     }
     out.masked[p_index] = 1;
     out.by_instance_[realtime_layer::key(at.trip, at.day)]
       = static_cast<uint32_t>(out.trips.size());
+    ++out.replaced_count_[realtime_layer::key(p_index, at.day)];
     out.trips.push_back(std::move(entry));
   }
 
@@ -398,10 +386,87 @@ build_realtime(std::shared_ptr<const timetable> base,
     std::vector<gtfs_rt::call_status> status(
       calls.size(), gtfs_rt::call_status::predicted);
     auto planned = times;
-    entry.pattern = add_pattern(out.trips.size(), tt.stops[calls[0].stop].zone,
-                                at->day, std::move(stops), times,
-                                std::move(planned), std::move(status));
+    add_running({none, static_cast<uint32_t>(out.trips.size()),
+                 tt.stops[calls[0].stop].zone, at->day, std::move(stops),
+                 std::move(times), std::move(planned), std::move(status)});
     out.trips.push_back(std::move(entry));
+  }
+
+  // Patterns of the running trips.
+  std::sort(runs.begin(), runs.end(), [](const running& a, const running& b) {
+    if (a.source_pattern != b.source_pattern)
+      return a.source_pattern < b.source_pattern;
+    if (a.day != b.day)
+      return a.day < b.day;
+    return a.times[0].departure < b.times[0].departure;
+  });
+  auto same_stops = [](const running& a, const running& b) {
+    if (a.source_pattern == none || a.source_pattern != b.source_pattern
+        || a.day != b.day || a.stops.size() != b.stops.size())
+      return false;
+    for (std::size_t i = 0; i < a.stops.size(); ++i)
+      if (a.stops[i].pickup != b.stops[i].pickup
+          || a.stops[i].drop_off != b.stops[i].drop_off)
+        return false;
+    return true;
+  };
+  auto overtakes = [](const running& before, const running& after) {
+    for (std::size_t k = 0; k < after.times.size(); ++k)
+      if (after.times[k].arrival < before.times[k].arrival
+          || after.times[k].departure < before.times[k].departure)
+        return true;
+    return false;
+  };
+  struct call_at {
+    uint32_t stop;
+    stop_call call;
+  };
+  std::vector<call_at> layer_calls;
+  std::vector<bool> placed(runs.size(), false);
+  for (std::size_t first = 0; first < runs.size(); ++first) {
+    if (placed[first])
+      continue;
+    // One lane: from the earliest unplaced run, each next run of the same
+    // group that does not overtake the last one taken.
+    std::vector<std::size_t> lane{first};
+    placed[first] = true;
+    // (Sorted: a group's runs follow one another; an added trip's is a
+    // group of one.)
+    for (auto next = first + 1;
+         next < runs.size() && runs[first].source_pattern != none
+         && runs[next].source_pattern == runs[first].source_pattern
+         && runs[next].day == runs[first].day;
+         ++next)
+      if (!placed[next] && same_stops(runs[first], runs[next])
+          && !overtakes(runs[lane.back()], runs[next])) {
+        lane.push_back(next);
+        placed[next] = true;
+      }
+    const auto& head = runs[first];
+    pattern p;
+    p.stops_begin = static_cast<uint32_t>(out.pattern_stops.size());
+    p.stop_count = static_cast<uint32_t>(head.stops.size());
+    p.trips_begin = static_cast<uint32_t>(out.pattern_trips.size());
+    p.trip_count = static_cast<uint32_t>(lane.size());
+    p.times_begin = static_cast<uint32_t>(out.times.size());
+    p.zone = head.zone;
+    auto index = static_cast<uint32_t>(out.patterns.size());
+    out.pattern_stops.insert(out.pattern_stops.end(), head.stops.begin(),
+                             head.stops.end());
+    for (uint32_t i = 0; i < head.stops.size(); ++i)
+      layer_calls.push_back({head.stops[i].stop, {out.first_pattern + index, i}});
+    for (uint32_t rank = 0; rank < lane.size(); ++rank) {
+      auto& r = runs[lane[rank]];
+      out.pattern_trips.push_back(r.entry);
+      out.trips[r.entry].pattern = index;
+      out.trips[r.entry].rank = rank;
+      out.times.insert(out.times.end(), r.times.begin(), r.times.end());
+      out.scheduled.insert(out.scheduled.end(), r.planned.begin(),
+                           r.planned.end());
+      out.status.insert(out.status.end(), r.status.begin(), r.status.end());
+    }
+    out.patterns.push_back(p);
+    out.pattern_day.push_back(head.day);
   }
 
   // The layer's calls per stop.

@@ -5,12 +5,14 @@
 // next, never half of one.
 //
 // A trip running off its schedule on a day (delayed, with skipped stops,
-// or added by the feed) becomes a pattern of its own in the layer: one
-// trip, on that one service day, with its realtime times; skipped stops
-// allow neither boarding nor alighting. Its scheduled trip on that day is
-// masked in the timetable's pattern, as is a cancelled trip. Routers scan
-// the timetable's patterns and then the layer's (numbered after them), so
-// every pattern still holds trips that never overtake one another.
+// or added by the feed) runs in the layer instead: its scheduled trip on
+// that day is masked in the timetable's pattern (as is a cancelled trip),
+// and its realtime times go into a pattern of the layer. Realtime trips of
+// one timetable pattern, day and served stops share layer patterns, split
+// (as the timetable's are) so that none overtakes another; an added trip
+// has one of its own. Routers scan the timetable's patterns and then the
+// layer's (numbered after them): the layer costs about what the trips it
+// holds would cost in the timetable.
 
 #include <cstddef>
 #include <cstdint>
@@ -37,8 +39,10 @@ struct rt_trip {
   int64_t origin = 0;
   bool cancelled = false;
   /// The layer's pattern carrying its realtime times (an index into
-  /// `realtime_layer::patterns`); `none` when cancelled.
+  /// `realtime_layer::patterns`) and its rank there; `none` when
+  /// cancelled.
   uint32_t pattern = none;
+  uint32_t rank = 0;
   /// The feed's trip_id and, for an added trip, its headsign (the last
   /// stop's name when the feed gives none).
   std::string trip_id;
@@ -69,9 +73,12 @@ public:
   std::shared_ptr<const timetable> base;
   /// The layer's pattern `i` is pattern `first_pattern + i` of a router.
   uint32_t first_pattern = 0;
-  /// Patterns of one trip each; `stops_begin` and `times_begin` index the
-  /// vectors below, `trips_begin` is the trip's index in `trips`.
+  /// Patterns of trips sorted by departure, none overtaking another;
+  /// `stops_begin`, `times_begin` and `trips_begin` index the vectors
+  /// below (times trip-major, as the timetable's).
   std::vector<pattern> patterns;
+  /// Each pattern's trips: indices into `trips`.
+  std::vector<uint32_t> pattern_trips;
   std::vector<pattern_stop> pattern_stops;
   /// Realtime times, and the schedule's for the same calls (an added
   /// trip's are its realtime times).
@@ -115,11 +122,27 @@ public:
                                      day))
                 != 0;
   }
+  /// Whether every trip of the timetable's `pattern` is replaced on
+  /// `day` (routers then skip the pattern that day).
+  bool all_replaced(uint32_t pattern, int32_t day) const {
+    if (masked[pattern] == 0)
+      return false;
+    auto i = replaced_count_.find(key(pattern, day));
+    return i != replaced_count_.end()
+           && i->second == base->patterns[pattern].trip_count;
+  }
   const pattern& layer_pattern(uint32_t router_pattern) const {
     return patterns[router_pattern - first_pattern];
   }
-  const rt_trip& trip_of(uint32_t router_pattern) const {
-    return trips[patterns[router_pattern - first_pattern].trips_begin];
+  const rt_trip& trip_of(uint32_t router_pattern, uint32_t rank) const {
+    return trips[pattern_trips[layer_pattern(router_pattern).trips_begin
+                               + rank]];
+  }
+  /// Where a trip's call at `position` lies in `times`, `scheduled` and
+  /// `status`.
+  std::size_t call_of(const rt_trip& trip, uint32_t position) const {
+    const auto& p = patterns[trip.pattern];
+    return p.times_begin + std::size_t{trip.rank} * p.stop_count + position;
   }
 
 private:
@@ -130,6 +153,8 @@ private:
     return (uint64_t{trip} << 32) | static_cast<uint32_t>(day);
   }
   std::unordered_map<uint64_t, uint32_t> by_instance_;
+  /// Replaced trips by (timetable pattern, day).
+  std::unordered_map<uint64_t, uint32_t> replaced_count_;
 };
 
 /// The layer of `updates` over `tt` (for two updates of one trip on one

@@ -170,7 +170,8 @@ std::vector<journey> raptor::run(const journey_request& rq) {
     const auto& pat = tt_.patterns[p];
     const auto& zone_days = days[pat.zone];
     for (std::size_t k = 0; k < zone_days.size(); ++k)
-      if (tt_.runs_on(pat.service, zone_days[k].day))
+      if (tt_.runs_on(pat.service, zone_days[k].day)
+          && !(rt_ && rt_->all_replaced(p, zone_days[k].day)))
         active_[p] |= static_cast<uint8_t>(1u << k);
   }
   // A realtime pattern runs on its one day.
@@ -185,7 +186,7 @@ std::vector<journey> raptor::run(const journey_request& rq) {
   auto usable = [&](uint32_t p_index, const pattern& p, uint32_t r,
                     int32_t day) {
     if (p_index >= first_layer_pattern_) {
-      auto trip = rt_->trip_of(p_index).trip;
+      auto trip = rt_->trip_of(p_index, r).trip;
       return !rq.wheelchair || trip == none || tt_.trips[trip].wheelchair != 2;
     }
     if (rq.wheelchair
