@@ -108,37 +108,41 @@ std::optional<instance> day_of(const timetable& tt, uint32_t trip,
   return best;
 }
 
-/// The timetable's trip a descriptor names: by trip_id, a frequencies.txt
-/// trip by trip_id and start time, else by route, direction and start
-/// time (`by_route`: each route's trips, built when first needed).
-std::optional<uint32_t>
-find_trip(const timetable& tt, const gtfs_rt::trip_descriptor& d,
-          std::vector<std::vector<uint32_t>>& by_route) {
+/// The timetable's trips a descriptor may name: by trip_id, a
+/// frequencies.txt trip by trip_id and start time; without a trip_id (HSL
+/// publishes none), every trip of the route, direction and start time
+/// (`by_route`: each route's trips, built when first needed), of which the
+/// caller takes the one running on the day meant.
+std::vector<uint32_t>
+find_trips(const timetable& tt, const gtfs_rt::trip_descriptor& d,
+           std::vector<std::vector<uint32_t>>& by_route) {
   auto start = d.start_time.empty() ? -1 : parse_clock_time(d.start_time);
   if (!d.trip_id.empty()) {
     if (auto t = tt.find_trip(d.trip_id))
-      return t;
+      return {*t};
     if (start >= 0)
-      return tt.find_trip(d.trip_id + "@" + std::to_string(start));
-    return std::nullopt;
+      if (auto t = tt.find_trip(d.trip_id + "@" + std::to_string(start)))
+        return {*t};
+    return {};
   }
   auto route = tt.find_route(d.route_id);
   if (!route || start < 0)
-    return std::nullopt;
+    return {};
   if (by_route.empty()) {
     by_route.resize(tt.routes.size());
     for (uint32_t t = 0; t < tt.trips.size(); ++t)
       by_route[tt.trips[t].route].push_back(t);
   }
+  std::vector<uint32_t> found;
   for (auto t : by_route[*route]) {
     if (d.direction_id && tt.trips[t].direction != *d.direction_id)
       continue;
     auto p = tt.trip_pattern[t];
     if (p != none
         && tt.time_at(tt.patterns[p], tt.trip_rank[t], 0).departure == start)
-      return t;
+      found.push_back(t);
   }
-  return std::nullopt;
+  return found;
 }
 
 /// Times that never go back: a later call is not reached before the
@@ -218,8 +222,10 @@ build_realtime(std::shared_ptr<const timetable> base,
         added[it->second] = u;
       continue;
     }
-    auto trip = find_trip(tt, d, by_route);
-    auto at = trip ? day_of(tt, *trip, d, now) : std::nullopt;
+    std::optional<instance> at;
+    for (auto trip : find_trips(tt, d, by_route))
+      if ((at = day_of(tt, trip, d, now)))
+        break;
     if (!at) {
       ++out.counts.unmatched_trips;
       continue;

@@ -418,6 +418,35 @@ TEST_CASE("realtime: without a start date, the day the trip runs nearest "
   CHECK(next->find(t.trip, t.day + 1) != nullptr);
 }
 
+TEST_CASE("realtime: a trip named by route, direction and start time (as "
+          "HSL's feed names them, without trip ids)",
+          "[realtime]") {
+  auto t = trip_124();
+  const auto& trip = t.tt->trips[t.trip];
+  gtfs_rt::trip_update u;
+  u.trip.route_id = t.tt->routes[trip.route].id;
+  u.trip.direction_id = trip.direction;
+  auto first = t.tt->time_at(*t.p, t.rank, 0).departure;
+  char start[16];
+  std::snprintf(start, sizeof start, "%02d:%02d:%02d", first / 3600,
+                first / 60 % 60, first % 60);
+  u.trip.start_time = start;
+  u.trip.start_date = "20231107";
+  u.delay_s = 180;
+  auto layer = build_realtime(t.tt, {u}, t.departs(0));
+  CHECK(layer->counts.matched == 1);
+  CHECK(layer->find(t.trip, t.day) != nullptr);
+  // The other direction, or another start time: no such trip.
+  auto other = u;
+  other.trip.direction_id = 1 - trip.direction;
+  CHECK(build_realtime(t.tt, {other}, t.departs(0))->find(t.trip, t.day)
+        == nullptr);
+  other = u;
+  other.trip.start_time = "03:01:00";
+  CHECK(build_realtime(t.tt, {other}, t.departs(0))->counts.unmatched_trips
+        == 1);
+}
+
 TEST_CASE("realtime: a stale source is not applied and answers say so",
           "[realtime]") {
   auto t = trip_124();
