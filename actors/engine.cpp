@@ -12,6 +12,7 @@
 #include "actors/departures_board.hpp"
 #include "actors/london_journeys.hpp"
 #include "actors/stop_finder.hpp"
+#include "actors/realtime_tools.hpp"
 #include "actors/tool_router.hpp"
 #include "actors/trip_planner.hpp"
 #include "providers/tfl_demo_station_data.hpp"
@@ -112,7 +113,7 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
              return std::nullopt;
            return current->area;
          },
-         handle, handle, handle});
+         handle, handle, handle, handle});
     }
     if (digitransit) {
       provider_entry hsl{"Digitransit", "",
@@ -174,6 +175,14 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
                                     helsinki);
   result.address_geocoder = system.spawn(
     address_geocoder, geocoding_actor{result.geocoding_cache}, geocoder);
+  // Realtime (vehicles, alerts) comes from the feeds' --gtfs-rt, through
+  // the provider switch; without feeds there is none.
+  realtime_info_actor realtime;
+  if (result.provider_switch)
+    realtime = result.provider_switch;
+  result.vehicle_tracker = system.spawn(vehicle_tracker, realtime,
+                                        tool_defaults());
+  result.alert_board = system.spawn(alert_board, realtime, tool_defaults());
   trip_planner_options planner;
   planner.tool = helsinki;
   planner.area = config.plan_region;
@@ -210,6 +219,8 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   targets.serve<save_variable_request>(result.variable_store);
   targets.serve<get_variables_request>(result.variable_store);
   targets.serve<delete_variable_request>(result.variable_store);
+  targets.serve<vehicle_positions_request>(result.vehicle_tracker);
+  targets.serve<service_alerts_request>(result.alert_board);
   targets.limiter = result.limiter;
   targets.cancel_listeners = {result.timetable_cache, result.geocoding_cache};
   targets.cancel_listeners.insert(targets.cancel_listeners.end(),
@@ -250,6 +261,8 @@ void engine::shutdown() {
   stop(router);
   stop(departures_board);
   stop(stop_finder);
+  stop(vehicle_tracker);
+  stop(alert_board);
   stop(address_geocoder);
   stop(trip_planner);
   stop(station_toilets);

@@ -133,6 +133,8 @@ struct engine {
   tool_router_actor router;
   departures_board_actor departures_board;
   stop_finder_actor stop_finder;
+  vehicle_tracker_actor vehicle_tracker;
+  alert_board_actor alert_board;
   address_geocoder_actor address_geocoder;
   trip_planner_actor trip_planner;
   station_toilets_actor station_toilets;

@@ -74,6 +74,76 @@ failure outside_every_area(const std::vector<provider_entry>& entries,
                       "use points within one of these areas");
 }
 
+outcome<std::size_t>
+entry_for_realtime(const std::vector<provider_entry>& entries,
+                   const std::string& id, const std::string& feed,
+                   const std::optional<coordinate>& center,
+                   bool ids_of_fallback) {
+  std::optional<std::size_t> found;
+  if (!feed.empty()) {
+    for (std::size_t i = 0; i < entries.size(); ++i)
+      if (!entries[i].stop_prefix.empty()
+          && entries[i].stop_prefix == feed + ":")
+        found = i;
+    if (!found) {
+      std::string names;
+      for (const auto& e : entries)
+        if (!e.stop_prefix.empty())
+          names += (names.empty() ? "" : ", ")
+                   + e.stop_prefix.substr(0, e.stop_prefix.size() - 1);
+      return make_failure(ec::validation_error,
+                          "feed \"" + feed + "\" is not served here",
+                          names.empty() ? "no GTFS feed is configured"
+                                        : "feeds here: " + names);
+    }
+  } else if (!id.empty()) {
+    // A prefixed id names its provider; an id without one goes to the
+    // provider of unprefixed ids (Digitransit), or, for a line name
+    // ("L1"), to the area or the only provider with realtime below.
+    for (std::size_t i = 0; i < entries.size() && !found; ++i)
+      if (!entries[i].stop_prefix.empty()
+          && id.compare(0, entries[i].stop_prefix.size(),
+                        entries[i].stop_prefix)
+               == 0)
+        found = i;
+    // A stop or route id no prefix claims: the provider of such ids.
+    if (!found && ids_of_fallback)
+      for (std::size_t i = 0; i < entries.size() && !found; ++i)
+        if (entries[i].stop_prefix.empty())
+          found = i;
+  }
+  if (!found && center) {
+    found = entry_for_points(entries, {*center});
+    if (!found)
+      return outside_every_area(entries, "the point lies");
+  }
+  if (!found) {
+    std::vector<std::size_t> with;
+    for (std::size_t i = 0; i < entries.size(); ++i)
+      if (entries[i].realtime)
+        with.push_back(i);
+    if (with.size() == 1)
+      found = with.front();
+    else
+      return make_failure(ec::validation_error,
+                          with.empty()
+                            ? "no provider here has realtime"
+                            : "several providers have realtime; which one "
+                              "is meant is not clear",
+                          with.empty() ? "start the daemon with --gtfs-rt "
+                                         "NAME=SOURCE for a --gtfs feed"
+                                       : "give near, feed, or an id with "
+                                         "its feed prefix (NAME:...)");
+  }
+  if (!entries[*found].realtime)
+    return make_failure(ec::data_not_available,
+                        entries[*found].name + " has no realtime here",
+                        "realtime comes from a GTFS feed's --gtfs-rt "
+                        "sources; serve the region with --gtfs NAME=... "
+                        "--gtfs-rt NAME=...");
+  return *found;
+}
+
 provider_switch_actor::behavior_type provider_switch(
   provider_switch_actor::stateful_pointer<provider_switch_state> self,
   std::vector<provider_entry> entries) {
@@ -205,6 +275,29 @@ provider_switch_actor::behavior_type provider_switch(
               finish();
             });
       return g->rp;
+    },
+    [self](vehicles_query& q) -> caf::delegated<vehicle_list> {
+      const auto& entries = self->state.entries;
+      // A line name ("L1") is no id: it goes by the point, or to the only
+      // provider with realtime.
+      auto i = entry_for_realtime(entries, q.route, {}, q.center, false);
+      if (!i) {
+        self->make_response_promise<vehicle_list>().deliver(
+          to_error(i.error()));
+        return {};
+      }
+      return self->delegate(entries[*i].realtime, std::move(q));
+    },
+    [self](alerts_query& q) -> caf::delegated<alert_list> {
+      const auto& entries = self->state.entries;
+      auto i = entry_for_realtime(
+        entries, q.stop_id.empty() ? q.route_id : q.stop_id, q.feed,
+        q.center, true);
+      if (!i) {
+        self->make_response_promise<alert_list>().deliver(to_error(i.error()));
+        return {};
+      }
+      return self->delegate(entries[*i].realtime, std::move(q));
     },
   };
 }

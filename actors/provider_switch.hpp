@@ -28,6 +28,8 @@ struct provider_entry {
   timetable_actor timetable;
   journey_planner_actor journey_planner;
   geocoding_actor geocoding;
+  /// Vehicles and alerts; null: the provider has none.
+  realtime_info_actor realtime;
 };
 
 struct provider_switch_state {
@@ -39,6 +41,17 @@ struct provider_switch_state {
 provider_switch_actor::behavior_type provider_switch(
   provider_switch_actor::stateful_pointer<provider_switch_state> self,
   std::vector<provider_entry> entries);
+
+/// Which entry answers a realtime query: the feed named, the one an id's
+/// prefix ("nyc:") names (with `ids_of_fallback`, an id without a known
+/// prefix goes to the entry of unprefixed ids), the area holding
+/// `center`, else the only entry with realtime; a failure saying what to
+/// give instead.
+outcome<std::size_t>
+entry_for_realtime(const std::vector<provider_entry>& entries,
+                   const std::string& id, const std::string& feed,
+                   const std::optional<coordinate>& center,
+                   bool ids_of_fallback);
 
 /// Which entry serves a stop id; nullopt when none.
 std::optional<std::size_t>

@@ -13,6 +13,7 @@
 #include "messages/geocoding.hpp"
 #include "messages/http.hpp"
 #include "messages/london.hpp"
+#include "messages/realtime.hpp"
 #include "messages/resilience.hpp"
 #include "messages/stops.hpp"
 #include "messages/trips.hpp"
@@ -108,4 +109,19 @@ CAF_BEGIN_TYPE_ID_BLOCK(transitd, TRANSITD_TYPE_ID_OFFSET)
   CAF_ADD_TYPE_ID(transitd, (transitd::get_counters))
   CAF_ADD_TYPE_ID(transitd, (transitd::counters))
   CAF_ADD_TYPE_ID(transitd, (transitd::feed_refresh))
+  CAF_ADD_TYPE_ID(transitd, (transitd::vehicle_positions_request))
+  CAF_ADD_TYPE_ID(transitd, (transitd::vehicle_positions_reply))
+  CAF_ADD_TYPE_ID(transitd, (transitd::vehicle_position))
+  CAF_ADD_TYPE_ID(transitd, (transitd::vehicle_report))
+  CAF_ADD_TYPE_ID(transitd, (transitd::vehicles_query))
+  CAF_ADD_TYPE_ID(transitd, (transitd::vehicle_list))
+  CAF_ADD_TYPE_ID(transitd, (transitd::service_alerts_request))
+  CAF_ADD_TYPE_ID(transitd, (transitd::service_alerts_reply))
+  CAF_ADD_TYPE_ID(transitd, (transitd::service_alert))
+  CAF_ADD_TYPE_ID(transitd, (transitd::alert_subject))
+  CAF_ADD_TYPE_ID(transitd, (transitd::alert_period))
+  CAF_ADD_TYPE_ID(transitd, (transitd::alert_window))
+  CAF_ADD_TYPE_ID(transitd, (transitd::alert_entry))
+  CAF_ADD_TYPE_ID(transitd, (transitd::alerts_query))
+  CAF_ADD_TYPE_ID(transitd, (transitd::alert_list))
 CAF_END_TYPE_ID_BLOCK(transitd)

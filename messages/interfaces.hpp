@@ -110,6 +110,15 @@ using geocoding_actor = caf::typed_actor<
   // Candidates for a text, in the provider's order.
   caf::replies_to<geocode_query>::with<geocode_candidates>>;
 
+/// REALTIME_INFO: vehicles and service alerts from a provider's realtime
+/// (a FEED's GTFS-realtime, through PROVIDER_SWITCH).
+using realtime_info_actor = caf::typed_actor<
+  // Vehicles of a route or line, or near a point; validation-error for a
+  // route the provider does not know, data-not-available without realtime.
+  caf::replies_to<vehicles_query>::with<vehicle_list>,
+  // Alerts in force at a time, about a stop, a route, or everything.
+  caf::replies_to<alerts_query>::with<alert_list>>;
+
 /// FEED: one named GTFS timetable (one or more feeds merged), loaded off
 /// the scheduler and swapped whole on refresh. Serves TIMETABLE,
 /// JOURNEY_PLANNER (its own RAPTOR router) and GEOCODING (its stop names);
@@ -120,6 +129,9 @@ using feed_actor = caf::typed_actor<
   caf::replies_to<trip_plan_query>::with<trip_plans>,
   caf::reacts_to<cancel_call>,
   caf::replies_to<geocode_query>::with<geocode_candidates>,
+  // Its realtime (--gtfs-rt): vehicles and alerts (REALTIME_INFO).
+  caf::replies_to<vehicles_query>::with<vehicle_list>,
+  caf::replies_to<alerts_query>::with<alert_list>,
   // feed.NAME.loaded, stops, trips, stop_times, skipped_rows, load_ms, ...
   caf::replies_to<get_counters>::with<counters>,
   // Internal timer: check the sources again (every refresh_s).
@@ -134,7 +146,11 @@ using provider_switch_actor = caf::typed_actor<
   caf::replies_to<nearby_stops_query>::with<nearby_stops>,
   caf::replies_to<trip_plan_query>::with<trip_plans>,
   caf::reacts_to<cancel_call>,
-  caf::replies_to<geocode_query>::with<geocode_candidates>>;
+  caf::replies_to<geocode_query>::with<geocode_candidates>,
+  // A route or stop id to the provider its prefix names, a feed name to
+  // that feed, a point to the provider whose area holds it.
+  caf::replies_to<vehicles_query>::with<vehicle_list>,
+  caf::replies_to<alerts_query>::with<alert_list>>;
 
 /// GEOCODING_CACHE: the same cache in front of GEOCODING.
 using geocoding_cache_actor = geocoding_actor::extend<
@@ -176,6 +192,16 @@ using stop_finder_actor = caf::typed_actor<
   // One find_stops call.
   caf::replies_to<find_stops_request>::with<find_stops_reply>>;
 
+/// VEHICLE_TRACKER: the vehicle_positions tool. Validates, asks
+/// REALTIME_INFO, truncates and dates the reports.
+using vehicle_tracker_actor = caf::typed_actor<
+  caf::replies_to<vehicle_positions_request>::with<vehicle_positions_reply>>;
+
+/// ALERT_BOARD: the service_alerts tool. Validates, asks REALTIME_INFO,
+/// truncates and dates the alerts.
+using alert_board_actor = caf::typed_actor<
+  caf::replies_to<service_alerts_request>::with<service_alerts_reply>>;
+
 /// TOOL_ROUTER: the single entry point for tool calls; dispatches each typed
 /// request to its tool actor.
 using tool_router_actor = caf::typed_actor<
@@ -197,6 +223,10 @@ using tool_router_actor = caf::typed_actor<
   caf::replies_to<get_variables_request>::with<get_variables_reply>,
   // delete_user_variable, answered by VARIABLE_STORE.
   caf::replies_to<delete_variable_request>::with<delete_variable_reply>,
+  // vehicle_positions, answered by VEHICLE_TRACKER.
+  caf::replies_to<vehicle_positions_request>::with<vehicle_positions_reply>,
+  // service_alerts, answered by ALERT_BOARD.
+  caf::replies_to<service_alerts_request>::with<service_alerts_reply>,
   // Stop a call's upstream work: told to every cache and gate.
   caf::reacts_to<cancel_call>>;
 

@@ -348,4 +348,301 @@ trip_plans plan_trips(raptor& router, const timetable& tt,
   return answer;
 }
 
+namespace {
+
+/// The route a feed's `name` means: "FEED:route_id", else routes whose
+/// short or long name is `name` (any case); empty: every route.
+outcome<std::vector<uint32_t>> routes_named(const timetable& tt,
+                                            const std::string& name) {
+  std::vector<uint32_t> out;
+  if (name.empty())
+    return out;
+  auto prefix = tt.name + ":";
+  if (name.compare(0, prefix.size(), prefix) == 0) {
+    if (auto r = tt.find_route(name.substr(prefix.size()))) {
+      out.push_back(*r);
+      return out;
+    }
+    return make_failure(ec::validation_error,
+                        "route \"" + name + "\" is not a route of feed "
+                          + tt.name,
+                        "name a line as departures show it (e.g. \""
+                          + std::string{tt.line_name(0)} + "\"), or give "
+                          "a route id " + prefix + "route_id");
+  }
+  auto wanted = fold_name(name);
+  for (uint32_t r = 0; r < tt.routes.size(); ++r)
+    if (fold_name(tt.routes[r].short_name) == wanted
+        || fold_name(tt.routes[r].long_name) == wanted)
+      out.push_back(r);
+  if (out.empty())
+    return make_failure(ec::validation_error,
+                        "feed " + tt.name + " has no line \"" + name + "\"",
+                        "name a line as departures show it (e.g. \""
+                          + std::string{tt.line_name(0)} + "\")");
+  return out;
+}
+
+const char* status_name(gtfs_rt::vehicle_status s) {
+  switch (s) {
+    case gtfs_rt::vehicle_status::incoming_at:
+      return "incoming_at";
+    case gtfs_rt::vehicle_status::stopped_at:
+      return "stopped_at";
+    case gtfs_rt::vehicle_status::in_transit_to:
+      break;
+  }
+  return "in_transit_to";
+}
+
+} // namespace
+
+outcome<vehicle_list> vehicles_of(const timetable& tt,
+                                  const realtime_layer* rt,
+                                  const vehicles_query& query) {
+  if (rt != nullptr && rt->base.get() != &tt)
+    rt = nullptr;
+  auto routes = routes_named(tt, query.route);
+  if (!routes)
+    return routes.error();
+  vehicle_list answer;
+  answer.timezone = tt.zones.empty() ? std::string{} : tt.zones[0];
+  if (rt == nullptr)
+    return answer;
+  answer.timestamp_ms = rt->newest * 1000;
+  std::vector<std::vector<uint32_t>> by_route;
+  for (const auto& v : rt->vehicles) {
+    if (!v.lat || !v.lon)
+      continue;
+    coordinate at{*v.lat, *v.lon};
+    std::optional<int32_t> distance;
+    if (query.center) {
+      auto d = distance_m(*query.center, at);
+      if (d > query.radius)
+        continue;
+      distance = static_cast<int32_t>(std::lround(d));
+    }
+    // The trip, and its route, as the timetable knows them.
+    std::optional<uint32_t> trip;
+    std::optional<uint32_t> route;
+    if (v.trip) {
+      if (!v.trip->trip_id.empty())
+        trip = tt.find_trip(v.trip->trip_id);
+      if (trip)
+        route = tt.trips[*trip].route;
+      else if (!v.trip->route_id.empty())
+        route = tt.find_route(v.trip->route_id);
+    }
+    if (!routes->empty()
+        && (!route
+            || std::find(routes->begin(), routes->end(), *route)
+                 == routes->end()))
+      continue;
+    vehicle_report out;
+    out.vehicle_id = v.vehicle.id.empty() ? v.entity_id : v.vehicle.id;
+    out.label = v.vehicle.label;
+    if (route) {
+      out.route_id = tt.name + ":" + tt.routes[*route].id;
+      out.line = std::string{tt.line_name(*route)};
+      out.mode = tt.routes[*route].mode;
+    }
+    uint32_t p = trip ? tt.trip_pattern[*trip] : none;
+    if (trip) {
+      out.trip_id = tt.trips[*trip].id;
+      if (p != none)
+        out.headsign = std::string{tt.headsign(p, tt.trip_rank[*trip])};
+    } else if (v.trip) {
+      out.trip_id = v.trip->trip_id;
+    }
+    out.position = at;
+    out.bearing = v.bearing;
+    out.speed_mps = v.speed_mps;
+    std::optional<uint32_t> stop;
+    if (!v.stop_id.empty())
+      stop = tt.find_stop(v.stop_id);
+    else if (v.current_stop_sequence && p != none) {
+      const auto& pat = tt.patterns[p];
+      for (uint32_t i = 0; i < pat.stop_count; ++i)
+        if (tt.pattern_stops[pat.stops_begin + i].sequence
+            == *v.current_stop_sequence)
+          stop = tt.pattern_stops[pat.stops_begin + i].stop;
+    }
+    if (stop) {
+      out.stop_id = tt.name + ":" + tt.stops[*stop].id;
+      out.stop_name = tt.stops[*stop].name;
+    }
+    out.status = status_name(v.status);
+    out.timestamp = v.timestamp ? static_cast<int64_t>(std::min<uint64_t>(
+                                    *v.timestamp, uint64_t{1} << 40))
+                                : rt->newest;
+    out.distance = distance;
+    answer.vehicles.push_back(std::move(out));
+  }
+  std::stable_sort(answer.vehicles.begin(), answer.vehicles.end(),
+                   [](const vehicle_report& a, const vehicle_report& b) {
+                     if (a.distance && b.distance && *a.distance != *b.distance)
+                       return *a.distance < *b.distance;
+                     if (a.line != b.line)
+                       return a.line < b.line;
+                     return a.vehicle_id < b.vehicle_id;
+                   });
+  return answer;
+}
+
+std::pair<std::string, std::string>
+pick_translation(const gtfs_rt::translated& text, std::string_view language) {
+  auto primary = [](std::string_view tag) {
+    return tag.substr(0, tag.find('-'));
+  };
+  for (std::string_view wanted : {language, std::string_view{"en"}})
+    for (const auto& [lang, value] : text)
+      if (!lang.empty() && primary(lang) == wanted)
+        return {value, lang};
+  for (const auto& [lang, value] : text)
+    if (lang.empty())
+      return {value, lang};
+  if (!text.empty())
+    return {text.front().second, text.front().first};
+  return {};
+}
+
+outcome<alert_list> alerts_of(const timetable& tt, const realtime_layer* rt,
+                              const alerts_query& query) {
+  if (rt != nullptr && rt->base.get() != &tt)
+    rt = nullptr;
+  // What the alerts must be about: stops (the stop, its station and the
+  // station's platforms) and routes (the route asked for, or those
+  // calling at the stop).
+  std::vector<uint32_t> stops;
+  std::vector<uint32_t> routes;
+  if (!query.stop_id.empty()) {
+    auto s = resolve_stop(tt, query.stop_id);
+    if (!s)
+      return s.error();
+    auto station = tt.stops[*s].parent != none ? tt.stops[*s].parent : *s;
+    stops = tt.stop_and_children(station);
+    for (auto stop : stops)
+      for (auto c = tt.calls_begin[stop]; c < tt.calls_begin[stop + 1]; ++c) {
+        const auto& p = tt.patterns[tt.calls[c].pattern];
+        auto r = tt.trips[tt.pattern_trips[p.trips_begin]].route;
+        if (std::find(routes.begin(), routes.end(), r) == routes.end())
+          routes.push_back(r);
+      }
+  } else if (!query.route_id.empty()) {
+    auto r = routes_named(tt, query.route_id);
+    if (!r)
+      return r.error();
+    routes = std::move(*r);
+  }
+  bool everything = query.stop_id.empty() && query.route_id.empty();
+  alert_list answer;
+  answer.timezone = tt.zones.empty() ? std::string{} : tt.zones[0];
+  answer.fetched_ms = rt ? rt->newest * 1000 : 0;
+  if (rt == nullptr)
+    return answer;
+  auto has = [](const std::vector<uint32_t>& list, std::optional<uint32_t> x) {
+    return x && std::find(list.begin(), list.end(), *x) != list.end();
+  };
+  for (const auto& a : rt->alerts) {
+    bool active = a.active_periods.empty();
+    for (const auto& period : a.active_periods)
+      active = active
+               || ((!period.start
+                    || static_cast<int64_t>(*period.start) <= query.time)
+                   && (!period.end
+                       || query.time < static_cast<int64_t>(*period.end)));
+    if (!active)
+      continue;
+    bool about = everything;
+    service_alert out;
+    out.id = a.entity_id;
+    for (const auto& e : a.informed) {
+      alert_subject subject;
+      std::optional<uint32_t> stop;
+      std::optional<uint32_t> route;
+      if (!e.stop_id.empty())
+        stop = tt.find_stop(e.stop_id);
+      if (e.trip && !e.trip->trip_id.empty())
+        if (auto t = tt.find_trip(e.trip->trip_id))
+          route = tt.trips[*t].route;
+      if (!route && !e.route_id.empty())
+        route = tt.find_route(e.route_id);
+      if (!route && e.trip && !e.trip->route_id.empty())
+        route = tt.find_route(e.trip->route_id);
+      if (!e.stop_id.empty()) {
+        subject.type = "stop";
+        subject.id = tt.name + ":" + e.stop_id;
+        subject.name = stop ? tt.stops[*stop].name : std::string{};
+      } else if (e.trip) {
+        subject.type = "trip";
+        subject.id = e.trip->trip_id;
+        if (auto t = tt.find_trip(e.trip->trip_id))
+          subject.name = std::string{tt.line_name(tt.trips[*t].route)} + " to "
+                         + std::string{tt.headsign(tt.trip_pattern[*t],
+                                                   tt.trip_rank[*t])};
+      } else if (!e.route_id.empty()) {
+        subject.type = "route";
+        subject.id = tt.name + ":" + e.route_id;
+        subject.name = route ? std::string{tt.line_name(*route)} : std::string{};
+      } else if (e.route_type) {
+        subject.type = "route-type";
+        subject.id = std::to_string(*e.route_type);
+      } else {
+        subject.type = "agency";
+        subject.id = e.agency_id;
+      }
+      // Stop alerts count for the stop; route and trip alerts for the
+      // route (and for a stop the route calls at, unless they name
+      // another stop); agency and mode alerts for everything asked.
+      if (!everything) {
+        if (stop)
+          about = about || has(stops, stop);
+        else if (route)
+          about = about || has(routes, route);
+        else if (e.trip == std::nullopt && e.route_id.empty()
+                 && e.stop_id.empty())
+          about = true;
+      }
+      out.subjects.push_back(std::move(subject));
+    }
+    if (!about)
+      continue;
+    auto [header, language] = pick_translation(a.header, query.language);
+    out.header = std::move(header);
+    out.language = std::move(language);
+    out.description = pick_translation(a.description, query.language).first;
+    out.url = pick_translation(a.url, query.language).first;
+    out.cause = a.cause;
+    out.effect = a.effect;
+    out.severity = a.severity;
+    for (const auto& period : a.active_periods)
+      out.periods.push_back(
+        {period.start ? std::optional<int64_t>{static_cast<int64_t>(
+                          std::min<uint64_t>(*period.start, uint64_t{1} << 40))}
+                      : std::nullopt,
+         period.end ? std::optional<int64_t>{static_cast<int64_t>(
+                        std::min<uint64_t>(*period.end, uint64_t{1} << 40))}
+                    : std::nullopt});
+    answer.alerts.push_back(std::move(out));
+  }
+  auto rank = [](const std::string& severity) {
+    return severity == "severe" ? 0 : severity == "warning" ? 1
+                                    : severity == "info"    ? 2
+                                                            : 3;
+  };
+  std::stable_sort(answer.alerts.begin(), answer.alerts.end(),
+                   [&](const service_alert& a, const service_alert& b) {
+                     if (rank(a.severity) != rank(b.severity))
+                       return rank(a.severity) < rank(b.severity);
+                     auto start = [](const service_alert& x) {
+                       int64_t s = 0;
+                       for (const auto& p : x.periods)
+                         s = std::max(s, p.start.value_or(0));
+                       return s;
+                     };
+                     return start(a) > start(b);
+                   });
+  return answer;
+}
+
 } // namespace transitd::gtfs

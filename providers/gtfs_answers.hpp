@@ -6,6 +6,7 @@
 #include "messages/departures.hpp"
 #include "messages/error.hpp"
 #include "messages/geocoding.hpp"
+#include "messages/realtime.hpp"
 #include "messages/stops.hpp"
 #include "messages/trips.hpp"
 #include "providers/gtfs_timetable.hpp"
@@ -51,5 +52,29 @@ trip_plans plan_trips(raptor& router, const timetable& tt,
                       const trip_plan_query& query,
                       const std::atomic<bool>* stop = nullptr,
                       const realtime_layer* rt = nullptr);
+
+/// The vehicles of the layer (`rt` of `tt`; null: none to report) on the
+/// route `query.route` names ("NAME:route_id", or a line's short or long
+/// name, any case), within `radius` of `center` when given: nearest first
+/// with a point, else by line and vehicle. A route id or line the feed
+/// does not know is a validation failure.
+outcome<vehicle_list> vehicles_of(const timetable& tt,
+                                  const realtime_layer* rt,
+                                  const vehicles_query& query);
+
+/// The layer's alerts in force at `query.time` (no period: always) about
+/// the stop (its station and platforms, and the routes calling there),
+/// the route (its trips too), or all; texts in the query's language, else
+/// English, else the feed's untagged text, else the first given; the
+/// subjects resolved to names; most severe first, then the latest
+/// starting.
+outcome<alert_list> alerts_of(const timetable& tt, const realtime_layer* rt,
+                              const alerts_query& query);
+
+/// One translation of a text: `language` (its primary subtag compared:
+/// "en-US" is "en"), else "en", else the untagged one, else the first;
+/// and the language it is in (empty: untagged).
+std::pair<std::string, std::string>
+pick_translation(const gtfs_rt::translated& text, std::string_view language);
 
 } // namespace transitd::gtfs

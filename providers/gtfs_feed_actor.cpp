@@ -441,6 +441,17 @@ caf::error not_loaded(const feed_slot& slot) {
 
 feed_actor::behavior_type feed_behavior(feed_pointer self);
 
+/// A feed without --gtfs-rt sources has no vehicles nor alerts to give.
+std::optional<failure> no_realtime(feed_pointer self) {
+  if (!self->state.options.realtime.empty())
+    return std::nullopt;
+  const auto& name = self->state.slot->name();
+  return make_failure(ec::data_not_available,
+                      "feed " + name + " has no realtime sources",
+                      "start the daemon with --gtfs-rt " + name
+                        + "=URL (vehicle positions, alerts)");
+}
+
 /// Runs load_feed on a thread of its own (off the scheduler: the loader
 /// touches only the slot), unless one is still running.
 void start_loader(feed_pointer self) {
@@ -540,6 +551,36 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
       if (!tt)
         return not_loaded(*self->state.slot);
       return gtfs::match_stop_names(*tt, q);
+    },
+    [self](vehicles_query& q) -> caf::result<vehicle_list> {
+      auto tt = self->state.slot->current();
+      if (!tt)
+        return not_loaded(*self->state.slot);
+      if (auto missing = no_realtime(self))
+        return to_error(*missing);
+      const auto& o = self->state.options;
+      auto rt = self->state.slot->realtime_for(
+        *tt, (now_ms() + o.clock_offset_ms) / 1000, o.realtime_max_age_s);
+      auto answer = gtfs::vehicles_of(*tt, rt.layer.get(), q);
+      if (!answer)
+        return to_error(answer.error());
+      answer->warnings = std::move(rt.warnings);
+      return std::move(*answer);
+    },
+    [self](alerts_query& q) -> caf::result<alert_list> {
+      auto tt = self->state.slot->current();
+      if (!tt)
+        return not_loaded(*self->state.slot);
+      if (auto missing = no_realtime(self))
+        return to_error(*missing);
+      const auto& o = self->state.options;
+      auto rt = self->state.slot->realtime_for(
+        *tt, (now_ms() + o.clock_offset_ms) / 1000, o.realtime_max_age_s);
+      auto answer = gtfs::alerts_of(*tt, rt.layer.get(), q);
+      if (!answer)
+        return to_error(answer.error());
+      answer->warnings = std::move(rt.warnings);
+      return std::move(*answer);
     },
     [self](get_counters) {
       auto status = self->state.slot->status();

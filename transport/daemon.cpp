@@ -248,7 +248,7 @@ void daemon::wire(const std::string& station_dir, bool routing_demo,
                                        cfg.gateway_shards);
   auto regions = served_regions(cfg, routing_demo);
   catalog_ = std::make_unique<mcp::tool_catalog>(
-    mcp::make_tool_catalog(*gateway_, regions));
+    mcp::make_tool_catalog(*gateway_, regions, !cfg.gtfs_rt_feeds.empty()));
   mcp::endpoint_options endpoint_opts;
   endpoint_opts.regions = regions;
   endpoint_opts.allowed_hosts = cfg.allowed_hosts;

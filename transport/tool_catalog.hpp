@@ -219,6 +219,8 @@ struct tool_spec {
   bool idempotent = true;
   /// Answers depend on where: the catalog appends the regions served.
   bool regional = false;
+  /// Answers come from realtime only: listed where realtime is configured.
+  bool needs_realtime = false;
   /// The OAuth scope a call needs when the caller's token carries scopes
   /// (empty: none; static tokens are unrestricted).
   std::string scope;

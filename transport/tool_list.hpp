@@ -7,6 +7,7 @@
 #include "transport/geocode_json.hpp"
 #include "transport/london_json.hpp"
 #include "transport/plan_json.hpp"
+#include "transport/realtime_json.hpp"
 #include "transport/stops_json.hpp"
 #include "transport/tool_catalog.hpp"
 #include "transport/variables_json.hpp"
@@ -27,6 +28,10 @@ void visit_tools(Visitor& v) {
                                                   parse_geocode_address);
   v.template tool<plan_trip_request, plan_trip_reply>(plan_trip_spec(),
                                                       parse_plan_trip);
+  v.template tool<vehicle_positions_request, vehicle_positions_reply>(
+    vehicle_positions_spec(), parse_vehicle_positions);
+  v.template tool<service_alerts_request, service_alerts_reply>(
+    service_alerts_spec(), parse_service_alerts);
   v.template london<station_toilets_request, station_toilets_reply>(
     station_toilets_spec(), parse_station_toilets,
     london_tool::station_toilets);

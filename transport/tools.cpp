@@ -35,9 +35,12 @@ struct gateway_tools {
   tool_catalog& catalog;
   gateway& gw;
   const std::string& regions;
+  bool with_realtime;
 
   template <class Request, class Reply, class Parse>
   void tool(tool_spec spec, Parse parse) {
+    if (spec.needs_realtime && !with_realtime)
+      return;
     if (spec.regional && !regions.empty())
       spec.description += " " + regions;
     spec.run = make_runner<Request, Reply>(gw, parse);
@@ -117,9 +120,10 @@ tool_settings_map tool_settings_by_name(
   return out;
 }
 
-tool_catalog make_tool_catalog(gateway& gw, const std::string& regions) {
+tool_catalog make_tool_catalog(gateway& gw, const std::string& regions,
+                               bool with_realtime) {
   tool_catalog catalog;
-  gateway_tools adder{catalog, gw, regions};
+  gateway_tools adder{catalog, gw, regions, with_realtime};
   visit_tools(adder);
   return catalog;
 }

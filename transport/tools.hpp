@@ -15,8 +15,10 @@ namespace transitd::mcp {
 
 /// Every tool this build serves, running through `gw`. `regions` (a
 /// sentence naming the areas served) ends each regional tool's
-/// description.
-tool_catalog make_tool_catalog(gateway& gw, const std::string& regions = "");
+/// description; the realtime tools (vehicle_positions, service_alerts)
+/// are listed only `with_realtime` (some feed has --gtfs-rt sources).
+tool_catalog make_tool_catalog(gateway& gw, const std::string& regions = "",
+                               bool with_realtime = true);
 
 /// The MCP names of every tool this build serves, in catalog order.
 const std::vector<std::string>& tool_names();

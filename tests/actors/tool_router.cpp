@@ -33,6 +33,27 @@ stop_finder_actor::behavior_type echo_finder() {
   };
 }
 
+/// A VEHICLE_TRACKER and an ALERT_BOARD that echo the correlation id.
+vehicle_tracker_actor::behavior_type echo_tracker() {
+  return {
+    [](const vehicle_positions_request& request) {
+      vehicle_positions_reply reply;
+      reply.correlation_id = request.context.correlation_id;
+      return reply;
+    },
+  };
+}
+
+alert_board_actor::behavior_type echo_alerts() {
+  return {
+    [](const service_alerts_request& request) {
+      service_alerts_reply reply;
+      reply.correlation_id = request.context.correlation_id;
+      return reply;
+    },
+  };
+}
+
 /// An ADDRESS_GEOCODER that echoes the correlation id.
 address_geocoder_actor::behavior_type echo_geocoder() {
   return {
@@ -109,6 +130,8 @@ tool_router_targets targets(caf::actor_system& sys,
   t.serve<save_variable_request>(store);
   t.serve<get_variables_request>(store);
   t.serve<delete_variable_request>(store);
+  t.serve<vehicle_positions_request>(sys.spawn(echo_tracker));
+  t.serve<service_alerts_request>(sys.spawn(echo_alerts));
   t.limiter = sys.spawn(rate_limiter, tool_limits(tools));
   t.tools = std::move(tools);
   return t;
