@@ -45,6 +45,12 @@ TEST_CASE("e2e feed: every tool answers from the GTFS feed",
                                          {"id", 90},
                                          {"method", "tools/list"}});
   auto tools = listed.json().at("result").at("tools").as_array();
+  // Without --gtfs-rt the realtime tools are not offered.
+  CHECK(tools.size() == 9);
+  for (const auto& t : tools) {
+    CHECK(t.at("name").as_string() != "vehicle_positions");
+    CHECK(t.at("name").as_string() != "service_alerts");
+  }
   for (const auto& t : tools) {
     auto name = t.at("name").as_string();
     if (name == "get_departures" || name == "plan_trip")
@@ -165,7 +171,8 @@ test::harness_options caltrain_live(int64_t later = 0, int32_t max_age = 300) {
   options.gtfs_feeds = {{"caltrain", {dir + "caltrain-gtfs.zip"}}};
   options.gtfs_rt_feeds
     = {{"caltrain", {dir + "caltrain-trip-updates-2023-11-07.pb",
-                     dir + "caltrain-vehicle-positions-2023-11-07.pb"}}};
+                     dir + "caltrain-vehicle-positions-2023-11-07.pb",
+                     dir + "caltrain-alerts-2023-11-07.pb"}}};
   options.gtfs_rt_max_age_s = max_age;
   options.clock_start = 1699405534 + later;
   options.digitransit_with_feeds = false;
@@ -230,4 +237,77 @@ TEST_CASE("e2e feed with realtime: a source older than the allowed age is "
     "plan_trip", {{"origin", coords(37.3945, -122.0761)},
                   {"destination", coords(37.4435, -122.1648)}}));
   CHECK(has_warning(plan, "realtime-stale"));
+}
+
+TEST_CASE("e2e realtime tools: vehicle_positions and service_alerts on the "
+          "recorded Caltrain feed",
+          "[e2e][gtfs][realtime]") {
+  daemon_harness daemon{caltrain_live()};
+  test::mcp_client client{daemon.port()};
+  client.initialize();
+  auto listed = client.post(json::object{{"jsonrpc", "2.0"},
+                                         {"id", 91},
+                                         {"method", "tools/list"}});
+  auto body = listed.json();
+  std::vector<std::string> names;
+  for (const auto& t : body.at("result").at("tools").as_array())
+    names.emplace_back(t.at("name").as_string());
+  CHECK(std::count(names.begin(), names.end(), "vehicle_positions") == 1);
+  CHECK(std::count(names.begin(), names.end(), "service_alerts") == 1);
+
+  // Trains within 5 km of Mountain View, nearest first, dated and aged on
+  // the simulated clock.
+  auto near = test::structured(client.call_tool(
+    "vehicle_positions",
+    {{"near", {{"lat", 37.3945}, {"lon", -122.0761}}}, {"radius", 5000}}));
+  auto vehicles = near.at("vehicles").as_array();
+  for (const auto& v : vehicles) {
+    CHECK(v.at("distance").to_number<int64_t>() <= 5000);
+    CHECK(v.at("line").as_string().size() > 0);
+    CHECK_THAT(std::string{v.at("reportedAt").as_string()},
+               Catch::EndsWith("-08:00"));
+    CHECK(v.at("ageSeconds").to_number<int64_t>() >= 0);
+  }
+  auto locals = test::structured(
+    client.call_tool("vehicle_positions", {{"route", "L1"}, {"limit", 2}}));
+  CHECK(locals.at("vehicles").as_array().size() == 2);
+  CHECK(has_warning(locals, "truncated-results"));
+  auto nothing = test::tool_error(client.call_tool("vehicle_positions", {}));
+  CHECK(nothing.at("code").as_string() == "validation-error");
+  auto unknown = test::tool_error(
+    client.call_tool("vehicle_positions", {{"route", "Z9"}}));
+  CHECK(unknown.at("code").as_string() == "validation-error");
+
+  // Alerts at Mountain View; Finnish asked, the feed has English and
+  // Spanish: English.
+  auto at_stop = test::structured(client.call_tool(
+    "service_alerts", {{"stop", "caltrain:70211"}, {"language", "fi"}}));
+  auto alerts = at_stop.at("alerts").as_array();
+  REQUIRE(alerts.size() == 3);
+  CHECK(alerts[0].at("severity").as_string() == "severe");
+  CHECK(alerts[1].at("id").as_string() == "platform-moved");
+  CHECK(alerts[1].at("language").as_string() == "en");
+  CHECK_THAT(std::string{alerts[1].at("header").as_string()},
+             Catch::StartsWith("Mountain View: northbound"));
+  CHECK(alerts[1].at("affected").as_array()[0].at("name").as_string()
+        == "Mountain View Caltrain Station");
+  CHECK(alerts[1].at("activePeriods").as_array()[0].at("end").as_string()
+        == "2023-11-08T05:26:40-08:00");
+  CHECK_THAT(std::string{at_stop.at("at").as_string()},
+             Catch::StartsWith("2023-11-07T17:05"));
+  auto by_feed = test::structured(
+    client.call_tool("service_alerts", {{"feed", "caltrain"}}));
+  CHECK(by_feed.at("alerts").as_array().size() == 3);
+  auto earlier = test::structured(client.call_tool(
+    "service_alerts",
+    {{"feed", "caltrain"}, {"when", "2023-11-06T13:30:00-08:00"}}));
+  CHECK(earlier.at("alerts").as_array().size() == 2);
+  auto two = test::tool_error(client.call_tool(
+    "service_alerts", {{"stop", "caltrain:70211"}, {"feed", "caltrain"}}));
+  CHECK(two.at("code").as_string() == "validation-error");
+  auto other = test::tool_error(
+    client.call_tool("service_alerts", {{"feed", "nyc"}}));
+  CHECK(other.at("code").as_string() == "validation-error");
+  CHECK_THAT(std::string{other.at("message").as_string()},
+             Catch::Contains("nyc"));
 }

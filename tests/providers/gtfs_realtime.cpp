@@ -492,3 +492,151 @@ TEST_CASE("realtime: a stale source is not applied and answers say so",
   plain.publish(t.tt, 0);
   CHECK(plain.realtime_for(*t.tt, t.departs(0), 300).warnings.empty());
 }
+
+TEST_CASE("realtime vehicles: the recorded Caltrain positions by line and "
+          "near a point, resolved to the timetable",
+          "[realtime][vehicles]") {
+  auto tt = load("caltrain-2023-09/caltrain-gtfs.zip");
+  auto feed = decode_file("caltrain-2023-09/caltrain-vehicle-positions-2023-11-07.pb");
+  auto layer = build_realtime(tt, {}, static_cast<int64_t>(*feed.timestamp));
+  layer->newest = static_cast<int64_t>(*feed.timestamp);
+  layer->vehicles = feed.vehicles;
+
+  vehicles_query all;
+  all.route = "L1";
+  auto locals = vehicles_of(*tt, layer.get(), all);
+  REQUIRE(locals);
+  REQUIRE_FALSE(locals->vehicles.empty());
+  for (const auto& v : locals->vehicles) {
+    CHECK(v.line == "L1");
+    CHECK(v.route_id == "t:L1");
+    CHECK(v.mode == transit_mode::rail);
+    CHECK_FALSE(v.headsign.empty());
+    CHECK(v.timestamp == 1699405549);
+  }
+  // Train 124 is where the recording has it.
+  auto train = std::find_if(locals->vehicles.begin(), locals->vehicles.end(),
+                            [](const auto& v) { return v.trip_id == "124"; });
+  REQUIRE(train != locals->vehicles.end());
+  CHECK(train->position.lat == Approx(37.37046));
+  CHECK(train->position.lon == Approx(-121.99604));
+  // The same line by its route id, and any case.
+  all.route = "t:L1";
+  CHECK(vehicles_of(*tt, layer.get(), all)->vehicles.size()
+        == locals->vehicles.size());
+  all.route = "l1";
+  CHECK(vehicles_of(*tt, layer.get(), all)->vehicles.size()
+        == locals->vehicles.size());
+
+  // Near train 124: it first, every one within the radius, nearest first.
+  vehicles_query near;
+  near.center = coordinate{37.3700, -121.9960};
+  near.radius = 20000;
+  auto around = vehicles_of(*tt, layer.get(), near);
+  REQUIRE(around);
+  REQUIRE_FALSE(around->vehicles.empty());
+  CHECK(around->vehicles[0].trip_id == "124");
+  for (std::size_t i = 0; i < around->vehicles.size(); ++i) {
+    REQUIRE(around->vehicles[i].distance);
+    CHECK(*around->vehicles[i].distance <= 20000);
+    if (i > 0)
+      CHECK(*around->vehicles[i - 1].distance
+            <= *around->vehicles[i].distance);
+  }
+  CHECK(around->vehicles.size() < feed.vehicles.size());
+
+  // Unknown lines and routes are named back.
+  all.route = "X9";
+  auto unknown = vehicles_of(*tt, layer.get(), all);
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().code == ec::validation_error);
+  CHECK(unknown.error().message.find("X9") != std::string::npos);
+  all.route = "t:nope";
+  CHECK_FALSE(vehicles_of(*tt, layer.get(), all));
+  // No layer (stale, or none yet): no vehicles, no failure.
+  all.route = "L1";
+  auto none_yet = vehicles_of(*tt, nullptr, all);
+  REQUIRE(none_yet);
+  CHECK(none_yet->vehicles.empty());
+}
+
+TEST_CASE("realtime alerts: in force at the time, about the stop, its "
+          "routes or everything, in the language asked",
+          "[realtime][alerts]") {
+  auto tt = load("caltrain-2023-09/caltrain-gtfs.zip");
+  auto feed = decode_file("caltrain-2023-09/caltrain-alerts-2023-11-07.pb");
+  REQUIRE(feed.alerts.size() == 4);
+  auto now = static_cast<int64_t>(*feed.timestamp);
+  auto layer = build_realtime(tt, {}, now);
+  layer->newest = now;
+  layer->alerts = feed.alerts;
+  auto ids = [](const alert_list& list) {
+    std::vector<std::string> out;
+    for (const auto& a : list.alerts)
+      out.push_back(a.id);
+    return out;
+  };
+
+  alerts_query all;
+  all.time = now;
+  auto everything = alerts_of(*tt, layer.get(), all);
+  REQUIRE(everything);
+  // Most severe first; yesterday's is over.
+  CHECK(ids(*everything)
+        == std::vector<std::string>{"signal-delays", "platform-moved",
+                                    "masks"});
+  const auto& moved = everything->alerts[1];
+  CHECK(moved.header.rfind("Mountain View: northbound", 0) == 0);
+  CHECK(moved.language == "en");
+  CHECK(moved.description.find("temporary platform") != std::string::npos);
+  CHECK(moved.url == "https://www.caltrain.com/alerts");
+  CHECK(moved.cause == "construction");
+  CHECK(moved.effect == "stop-moved");
+  CHECK(moved.severity == "warning");
+  REQUIRE(moved.subjects.size() == 1);
+  CHECK(moved.subjects[0].type == "stop");
+  CHECK(moved.subjects[0].id == "t:70211");
+  CHECK(moved.subjects[0].name == "Mountain View Caltrain Station");
+  REQUIRE(moved.periods.size() == 1);
+  CHECK(moved.periods[0].start == 1699400000);
+  CHECK(moved.periods[0].end == 1699450000);
+  CHECK(everything->alerts[0].subjects[0].name == "L1");
+
+  // Spanish where given, English where not (the asked language first).
+  all.language = "es";
+  auto spanish = alerts_of(*tt, layer.get(), all);
+  CHECK(spanish->alerts[1].header.rfind("Mountain View: los trenes", 0) == 0);
+  CHECK(spanish->alerts[1].language == "es");
+  CHECK(spanish->alerts[0].language == "en");
+  // The untagged text when nothing matches.
+  CHECK(spanish->alerts[2].header == "Bikes are welcome on every train");
+  CHECK(spanish->alerts[2].language.empty());
+
+  // At the other platform of the station: its stop alert, the routes
+  // calling there, and the agency's.
+  alerts_query stop;
+  stop.time = now;
+  stop.stop_id = "t:70212";
+  CHECK(ids(*alerts_of(*tt, layer.get(), stop))
+        == std::vector<std::string>{"signal-delays", "platform-moved",
+                                    "masks"});
+  // A route: its alerts and the agency's, not the stop's.
+  alerts_query route;
+  route.time = now;
+  route.route_id = "L1";
+  CHECK(ids(*alerts_of(*tt, layer.get(), route))
+        == std::vector<std::string>{"signal-delays", "masks"});
+  route.route_id = "t:L5";
+  CHECK(ids(*alerts_of(*tt, layer.get(), route))
+        == std::vector<std::string>{"masks"});
+  // Yesterday: only yesterday's, and the one without periods.
+  all.time = 1699305000;
+  all.language = "en";
+  CHECK(ids(*alerts_of(*tt, layer.get(), all))
+        == std::vector<std::string>{"masks", "yesterday"});
+  // Unknown stops and routes are named back.
+  stop.stop_id = "t:nope";
+  auto bad = alerts_of(*tt, layer.get(), stop);
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().code == ec::validation_error);
+}
