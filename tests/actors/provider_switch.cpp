@@ -5,11 +5,13 @@
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/scoped_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
 #include <catch2/catch.hpp>
 
 #include "actors/engine.hpp"
 #include "messages/time.hpp"
 #include "providers/gtfs_reader.hpp"
+#include "support/deterministic.hpp"
 
 using namespace transitd;
 using namespace std::chrono_literals;
@@ -67,6 +69,64 @@ TEST_CASE("provider switch: points go to the first area holding them",
   std::swap(e[0], e[2]);
   CHECK(entry_for_points(e, {times_sq}) == std::optional<std::size_t>{0});
   CHECK(e[0].name == "Digitransit");
+}
+
+namespace {
+
+realtime_info_actor::behavior_type no_realtime_answers() {
+  return {
+    [](const vehicles_query&) { return vehicle_list{}; },
+    [](const alerts_query&) { return alert_list{}; },
+  };
+}
+
+} // namespace
+
+TEST_CASE_METHOD(test::deterministic_fixture,
+                 "provider switch: realtime queries by feed name, id prefix, "
+                 "point, else the only feed with realtime",
+                 "[switch][realtime]") {
+  auto e = three();
+  auto rt = sys.spawn(no_realtime_answers);
+  e[0].realtime = rt;
+  coordinate times_sq{40.7553, -73.9875};
+  coordinate helsinki{60.17, 24.94};
+  auto pick = [&](const std::string& id, const std::string& feed,
+                  std::optional<coordinate> at, bool ids = true) {
+    return entry_for_realtime(e, id, feed, at, ids);
+  };
+  CHECK(*pick({}, "nyc", {}) == 0);
+  CHECK(*pick("nyc:631", {}, {}) == 0);
+  CHECK(*pick({}, {}, times_sq) == 0);
+  // A line name alone: the only provider with realtime.
+  CHECK(*pick("L1", {}, {}, false) == 0);
+  // The feed named wins over the point.
+  CHECK(*pick({}, "nyc", helsinki) == 0);
+  auto unknown = pick({}, "paris", {});
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().code == ec::validation_error);
+  CHECK_THAT(unknown.error().hint, Catch::Contains("nyc, late"));
+  // An id without a known prefix goes to the provider of such ids, which
+  // has no realtime here.
+  auto hsl = pick("HSL:1040129", {}, {});
+  REQUIRE_FALSE(hsl);
+  CHECK(hsl.error().code == ec::data_not_available);
+  CHECK_THAT(hsl.error().message, Catch::Contains("Digitransit"));
+  auto outside = pick({}, {}, coordinate{0, 0});
+  REQUIRE_FALSE(outside);
+  CHECK(outside.error().code == ec::unsupported_region);
+  // Two providers with realtime: a line name alone is ambiguous.
+  e[1].realtime = rt;
+  auto ambiguous = pick("L1", {}, {}, false);
+  REQUIRE_FALSE(ambiguous);
+  CHECK(ambiguous.error().code == ec::validation_error);
+  CHECK_THAT(ambiguous.error().hint, Catch::Contains("near"));
+  e[0].realtime = nullptr;
+  e[1].realtime = nullptr;
+  auto none = pick("L1", {}, {}, false);
+  REQUIRE_FALSE(none);
+  CHECK_THAT(none.error().hint, Catch::Contains("--gtfs-rt"));
+  caf::anon_send_exit(rt, caf::exit_reason::user_shutdown);
 }
 
 TEST_CASE("provider switch: outside every area names the areas",
