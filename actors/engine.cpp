@@ -50,6 +50,9 @@ provider_choice default_providers() {
   };
   p.journey_planner = [routing](provider_context& ctx)
     -> journey_planner_actor { return routing(ctx); };
+  p.realtime = [routing](provider_context& ctx) -> realtime_info_actor {
+    return routing(ctx);
+  };
   p.geocoding = [](provider_context& ctx) -> geocoding_actor {
     return ctx.system.spawn(digitransit_geocoding,
                             ctx.config.digitransit_geocoding,
@@ -91,6 +94,12 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
       chosen.journey_planner, defaults.journey_planner, providers);
     result.geocoding = make_provider(chosen.geocoding, defaults.geocoding,
                                      providers);
+    // Digitransit's alerts go with Digitransit's timetable: an embedder
+    // that replaced it gives its own realtime, or none.
+    if (chosen.realtime)
+      result.realtime = chosen.realtime(providers);
+    else if (!chosen.timetable && !chosen.journey_planner)
+      result.realtime = defaults.realtime(providers);
   }
   result.tfl_journey = make_provider(chosen.london_journeys,
                                      defaults.london_journeys, providers);
@@ -121,7 +130,7 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
                            return std::optional<region>{area};
                          },
                          result.timetable, result.journey_planner,
-                         result.geocoding};
+                         result.geocoding, result.realtime};
       if (config.feeds_first)
         entries.push_back(std::move(hsl));
       else
@@ -175,9 +184,10 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
                                     helsinki);
   result.address_geocoder = system.spawn(
     address_geocoder, geocoding_actor{result.geocoding_cache}, geocoder);
-  // Realtime (vehicles, alerts) comes from the feeds' --gtfs-rt, through
-  // the provider switch; without feeds there is none.
-  realtime_info_actor realtime;
+  // Realtime (vehicles, alerts) comes from the feeds' --gtfs-rt and from
+  // Digitransit (alerts), through the provider switch when there are
+  // feeds.
+  realtime_info_actor realtime = result.realtime;
   if (result.provider_switch)
     realtime = result.provider_switch;
   result.vehicle_tracker = system.spawn(vehicle_tracker, realtime,
@@ -276,6 +286,7 @@ void engine::shutdown() {
   stop(geocoding);
   stop(timetable);
   stop(journey_planner);
+  stop(realtime);
   stop(variable_store);
   for (const auto& [name, gate] : gates)
     stop(gate);

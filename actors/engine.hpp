@@ -62,6 +62,10 @@ struct provider_choice {
   provider_factory<journey_planner_actor> journey_planner;
   /// GEOCODING for geocode_address.
   provider_factory<geocoding_actor> geocoding;
+  /// REALTIME_INFO of the Helsinki region (service_alerts, beside the
+  /// feeds' own realtime). Unset: Digitransit's, unless the timetable or
+  /// the journey planner was replaced (then none).
+  provider_factory<realtime_info_actor> realtime;
   /// The journey planner behind planJourney.
   provider_factory<london_journey_actor> london_journeys;
 };
@@ -142,6 +146,8 @@ struct engine {
   london_journey_actor tfl_journey;
   timetable_actor timetable;
   journey_planner_actor journey_planner;
+  /// Digitransit's alerts (null without Digitransit).
+  realtime_info_actor realtime;
   geocoding_actor geocoding;
   timetable_cache_actor timetable_cache;
   geocoding_cache_actor geocoding_cache;

@@ -100,9 +100,39 @@ outcome<alerts_query> make_query(const service_alerts_request& request,
   return q;
 }
 
+namespace {
+
+int severity_rank(const std::string& severity) {
+  return severity == "severe"    ? 0
+         : severity == "warning" ? 1
+         : severity == "info"    ? 2
+                                 : 3;
+}
+
+int64_t latest_start(const service_alert& a) {
+  int64_t start = 0;
+  for (const auto& p : a.periods)
+    start = std::max(start, p.start.value_or(0));
+  return start;
+}
+
+} // namespace
+
 service_alerts_reply build_alert_list(const service_alerts_request& request,
                                       const alert_list& upstream,
                                       int64_t at) {
+  // Rule 3: most severe first, then the latest starting; the provider's
+  // order where those tie.
+  std::vector<const service_alert*> order;
+  for (const auto& a : upstream.alerts)
+    order.push_back(&a);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const service_alert* a, const service_alert* b) {
+                     if (severity_rank(a->severity) != severity_rank(b->severity))
+                       return severity_rank(a->severity)
+                              < severity_rank(b->severity);
+                     return latest_start(*a) > latest_start(*b);
+                   });
   service_alerts_reply reply;
   reply.correlation_id = request.context.correlation_id;
   reply.at = format_in_zone(at, upstream.timezone);
@@ -111,9 +141,9 @@ service_alerts_reply build_alert_list(const service_alerts_request& request,
   if (upstream.alerts.size() > limit)
     reply.warnings.push_back(
       truncated(upstream.alerts.size(), request.limit, "alerts"));
-  for (std::size_t i = 0; i < upstream.alerts.size() && i < limit; ++i) {
+  for (std::size_t i = 0; i < order.size() && i < limit; ++i) {
     alert_entry out;
-    out.alert = upstream.alerts[i];
+    out.alert = *order[i];
     for (const auto& p : out.alert.periods)
       out.windows.push_back(
         {p.start ? format_in_zone(*p.start, upstream.timezone) : std::string{},

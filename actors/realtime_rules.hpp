@@ -27,8 +27,9 @@ vehicle_positions_reply build_vehicle_list(
 outcome<alerts_query> make_query(const service_alerts_request& request,
                                  int64_t now_s);
 
-/// Rules 3-4: the provider's order kept (most severe first), `limit`
-/// applied (warning truncated-results), periods in the provider's zone.
+/// Rules 3-5: most severe first, then the latest starting (the
+/// provider's order where they tie), `limit` applied (warning
+/// truncated-results), periods in the provider's zone.
 service_alerts_reply build_alert_list(const service_alerts_request& request,
                                       const alert_list& upstream,
                                       int64_t at);

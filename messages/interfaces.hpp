@@ -100,24 +100,25 @@ using journey_planner_actor = caf::typed_actor<
   // query then fails with `cancelled`.
   caf::reacts_to<cancel_call>>;
 
-/// DIGITRANSIT_ROUTING: one actor serving both TIMETABLE and
-/// JOURNEY_PLANNER over the same GraphQL endpoint.
-using digitransit_routing_actor
-  = timetable_actor::extend_with<journey_planner_actor>;
-
-/// GEOCODING: a forward geocoder (Digitransit's Pelias, or a stand-in).
-using geocoding_actor = caf::typed_actor<
-  // Candidates for a text, in the provider's order.
-  caf::replies_to<geocode_query>::with<geocode_candidates>>;
-
 /// REALTIME_INFO: vehicles and service alerts from a provider's realtime
-/// (a FEED's GTFS-realtime, through PROVIDER_SWITCH).
+/// (a FEED's GTFS-realtime; Digitransit's alerts), through
+/// PROVIDER_SWITCH when there are feeds.
 using realtime_info_actor = caf::typed_actor<
   // Vehicles of a route or line, or near a point; validation-error for a
   // route the provider does not know, data-not-available without realtime.
   caf::replies_to<vehicles_query>::with<vehicle_list>,
   // Alerts in force at a time, about a stop, a route, or everything.
   caf::replies_to<alerts_query>::with<alert_list>>;
+
+/// DIGITRANSIT_ROUTING: one actor serving TIMETABLE, JOURNEY_PLANNER and
+/// REALTIME_INFO (alerts; no vehicles) over the same GraphQL endpoint.
+using digitransit_routing_actor = timetable_actor::extend_with<
+  journey_planner_actor>::extend_with<realtime_info_actor>;
+
+/// GEOCODING: a forward geocoder (Digitransit's Pelias, or a stand-in).
+using geocoding_actor = caf::typed_actor<
+  // Candidates for a text, in the provider's order.
+  caf::replies_to<geocode_query>::with<geocode_candidates>>;
 
 /// FEED: one named GTFS timetable (one or more feeds merged), loaded off
 /// the scheduler and swapped whole on refresh. Serves TIMETABLE,

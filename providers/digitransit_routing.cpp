@@ -1,6 +1,7 @@
 #include "providers/digitransit_routing.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include <cmath>
 #include <cstdio>
@@ -519,6 +520,221 @@ outcome<trip_plans> parse_plan(std::string_view body, int64_t fetched_ms) {
       it.legs.push_back(std::move(*parsed));
     }
     result.itineraries.push_back(std::move(it));
+  }
+  return result;
+}
+
+namespace {
+
+constexpr std::string_view alert_fields = R"(
+fragment AlertFields on Alert {
+  id
+  alertHeaderText
+  alertDescriptionText
+  alertUrl
+  alertCause
+  alertEffect
+  alertSeverityLevel
+  effectiveStartDate
+  effectiveEndDate
+  alertHeaderTextTranslations { language text }
+  alertDescriptionTextTranslations { language text }
+  alertUrlTranslations { language text }
+  entities {
+    __typename
+    ... on Stop { gtfsId name }
+    ... on Route { gtfsId shortName longName }
+    ... on Trip { gtfsId tripHeadsign route { shortName } }
+    ... on Agency { gtfsId name }
+    ... on RouteType { routeType }
+    ... on StopOnRoute { stop { gtfsId name } }
+    ... on StopOnTrip { stop { gtfsId name } }
+  }
+})";
+
+constexpr std::string_view stop_alerts_query = R"(query StopAlerts($id: String!) {
+  stop(id: $id) {
+    gtfsId
+    alerts(types: [STOP, STOP_ON_ROUTES, STOP_ON_TRIPS, ROUTES, TRIPS,
+                   AGENCIES_OF_ROUTES]) { ...AlertFields }
+  }
+})";
+
+constexpr std::string_view route_alerts_query = R"(query RouteAlerts($id: String!) {
+  route(id: $id) {
+    gtfsId
+    alerts(types: [ROUTE, TRIPS, PATTERNS, AGENCY, ROUTE_TYPE]) {
+      ...AlertFields
+    }
+  }
+})";
+
+constexpr std::string_view feed_alerts_query = R"(query FeedAlerts($feeds: [String!]) {
+  alerts(feeds: $feeds) { ...AlertFields }
+})";
+
+/// "TECHNICAL_PROBLEM" → "technical-problem" (GTFS-realtime's names, as
+/// the feeds' alerts say them).
+std::string wire_name(std::string_view upstream, std::string_view absent) {
+  if (upstream.empty())
+    return std::string{absent};
+  std::string out;
+  for (char c : upstream)
+    out += c == '_' ? '-'
+                    : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+/// The translation in `language`, else English, else `plain` (the text in
+/// the request's Accept-Language, or the untranslated one); and its
+/// language ("" when not known).
+std::pair<std::string, std::string>
+translated(const json::value& alert, std::string_view translations,
+           std::string_view plain, std::string_view language) {
+  const auto* list = find_path(alert, {translations});
+  if (list != nullptr && list->is_array()) {
+    for (std::string_view wanted : {language, std::string_view{"en"}})
+      for (const auto& t : list->get_array()) {
+        auto lang = string_at(t, {"language"});
+        auto text = string_at(t, {"text"});
+        if (lang && text && !text->empty()
+            && std::string_view{*lang}.substr(0, lang->find('-')) == wanted)
+          return {sanitize_upstream_text(*text), *lang};
+      }
+  }
+  auto text = string_at(alert, {plain});
+  return {text ? sanitize_upstream_text(*text) : std::string{}, {}};
+}
+
+} // namespace
+
+std::string make_alerts_body(const alerts_query& query,
+                             std::string_view feed) {
+  json::object variables;
+  if (!query.stop_id.empty()) {
+    variables["id"] = query.stop_id;
+    return graphql_body(stop_alerts_operation,
+                        std::string{stop_alerts_query} + std::string{alert_fields},
+                        std::move(variables));
+  }
+  if (!query.route_id.empty()) {
+    variables["id"] = query.route_id;
+    return graphql_body(route_alerts_operation,
+                        std::string{route_alerts_query}
+                          + std::string{alert_fields},
+                        std::move(variables));
+  }
+  variables["feeds"] = json::array{json::string{feed}};
+  return graphql_body(feed_alerts_operation,
+                      std::string{feed_alerts_query} + std::string{alert_fields},
+                      std::move(variables));
+}
+
+outcome<alert_list> parse_alerts(std::string_view body,
+                                 const alerts_query& query,
+                                 int64_t fetched_ms) {
+  auto parsed_body = parse_graphql(body);
+  if (!parsed_body)
+    return parsed_body.error();
+  const auto& root = *parsed_body;
+  alert_list result;
+  result.fetched_ms = fetched_ms;
+  result.timezone = "Europe/Helsinki";
+  const json::value* alerts = nullptr;
+  if (!query.stop_id.empty() || !query.route_id.empty()) {
+    const char* kind = query.stop_id.empty() ? "route" : "stop";
+    const auto* holder = find_path(root, {"data", kind});
+    if (holder == nullptr)
+      return make_failure(ec::upstream_error,
+                          std::string{"upstream answer has no data."} + kind);
+    if (holder->is_null()) {
+      const auto& id = query.stop_id.empty() ? query.route_id : query.stop_id;
+      return make_failure(ec::validation_error,
+                          std::string{kind} + " \"" + id + "\" is unknown to "
+                            "Digitransit",
+                          query.stop_id.empty()
+                            ? "route ids look like HSL:1009"
+                            : "find stop ids with find_stops");
+    }
+    alerts = find_path(*holder, {"alerts"});
+  } else {
+    alerts = find_path(root, {"data", "alerts"});
+  }
+  if (alerts == nullptr || alerts->is_null())
+    return result;
+  if (!alerts->is_array())
+    return make_failure(ec::upstream_error, "upstream alerts is not a list");
+  constexpr int64_t sane = int64_t{1} << 40;
+  for (const auto& a : alerts->get_array()) {
+    if (!a.is_object())
+      continue;
+    service_alert out;
+    out.id = string_at(a, {"id"}).value_or("");
+    auto start = int_at(a, {"effectiveStartDate"});
+    auto end = int_at(a, {"effectiveEndDate"});
+    if (start && (*start < 0 || *start > sane))
+      start.reset();
+    if (end && (*end < 0 || *end > sane))
+      end.reset();
+    // OTP lists what is in force now or later: the time asked decides.
+    if ((start && query.time < *start) || (end && query.time >= *end))
+      continue;
+    if (start || end)
+      out.periods.push_back({start, end});
+    auto [header, language] = translated(a, "alertHeaderTextTranslations",
+                                         "alertHeaderText", query.language);
+    out.header = std::move(header);
+    out.language = std::move(language);
+    out.description = translated(a, "alertDescriptionTextTranslations",
+                                 "alertDescriptionText", query.language)
+                        .first;
+    out.url = translated(a, "alertUrlTranslations", "alertUrl", query.language)
+                .first;
+    out.cause = wire_name(string_at(a, {"alertCause"}).value_or(""),
+                          "unknown-cause");
+    out.effect = wire_name(string_at(a, {"alertEffect"}).value_or(""),
+                           "unknown-effect");
+    out.severity = wire_name(string_at(a, {"alertSeverityLevel"}).value_or(""),
+                             "unknown-severity");
+    if (const auto* entities = find_path(a, {"entities"});
+        entities != nullptr && entities->is_array())
+      for (const auto& e : entities->get_array()) {
+        auto type = string_at(e, {"__typename"}).value_or("");
+        alert_subject subject;
+        if (type == "Stop") {
+          subject = {"stop", string_at(e, {"gtfsId"}).value_or(""),
+                     string_at(e, {"name"}).value_or("")};
+        } else if (type == "StopOnRoute" || type == "StopOnTrip") {
+          subject = {"stop", string_at(e, {"stop", "gtfsId"}).value_or(""),
+                     string_at(e, {"stop", "name"}).value_or("")};
+        } else if (type == "Route") {
+          auto name = string_at(e, {"shortName"});
+          if (!name || name->empty())
+            name = string_at(e, {"longName"});
+          subject = {"route", string_at(e, {"gtfsId"}).value_or(""),
+                     name.value_or("")};
+        } else if (type == "Trip") {
+          auto line = string_at(e, {"route", "shortName"}).value_or("");
+          auto headsign = string_at(e, {"tripHeadsign"}).value_or("");
+          subject = {"trip", string_at(e, {"gtfsId"}).value_or(""),
+                     line.empty() || headsign.empty()
+                       ? line + headsign
+                       : line + " to " + headsign};
+        } else if (type == "Agency") {
+          subject = {"agency", string_at(e, {"gtfsId"}).value_or(""),
+                     string_at(e, {"name"}).value_or("")};
+        } else if (type == "RouteType") {
+          auto route_type = int_at(e, {"routeType"});
+          subject = {"route-type",
+                     route_type ? std::to_string(*route_type) : std::string{},
+                     {}};
+        } else {
+          continue;
+        }
+        subject.name = sanitize_upstream_text(subject.name);
+        out.subjects.push_back(std::move(subject));
+      }
+    result.alerts.push_back(std::move(out));
   }
   return result;
 }

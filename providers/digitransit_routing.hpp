@@ -10,6 +10,7 @@
 #include "messages/departures.hpp"
 #include "messages/error.hpp"
 #include "messages/http.hpp"
+#include "messages/realtime.hpp"
 #include "messages/stops.hpp"
 #include "messages/trips.hpp"
 #include "providers/upstream_http.hpp"
@@ -52,5 +53,26 @@ std::string make_plan_body(const trip_plan_query& query);
 /// Parses `data.planConnection.edges[].node` itineraries: legs with
 /// scheduled and estimated times (ISO 8601), realtime state, stops.
 outcome<trip_plans> parse_plan(std::string_view body, int64_t fetched_ms);
+
+/// The GraphQL operation names of the alerts queries.
+inline constexpr std::string_view stop_alerts_operation = "StopAlerts";
+inline constexpr std::string_view route_alerts_operation = "RouteAlerts";
+inline constexpr std::string_view feed_alerts_operation = "FeedAlerts";
+
+/// JSON body of an alerts query: a stop's (its own, its routes', their
+/// trips' and agencies'), a route's (its own, its trips', its agency's and
+/// mode's), or every alert of `feed` ("HSL"). Each alert with its texts in
+/// every language, cause, effect, severity, period and entities.
+std::string make_alerts_body(const alerts_query& query,
+                             std::string_view feed);
+
+/// Parses `data.stop.alerts`, `data.route.alerts` or `data.alerts` into
+/// alerts in force at `query.time` (OTP answers those in force now or
+/// later), texts in `query.language` (else English, else the untranslated
+/// text), in the upstream's order. A null stop or route is a validation-error
+/// naming `query`'s id.
+outcome<alert_list> parse_alerts(std::string_view body,
+                                 const alerts_query& query,
+                                 int64_t fetched_ms);
 
 } // namespace transitd::digitransit

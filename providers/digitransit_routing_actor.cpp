@@ -60,6 +60,31 @@ digitransit_routing_actor::behavior_type digitransit_routing(
                                       digitransit::make_plan_body(query),
                                       digitransit::parse_plan);
     },
+    [self](const alerts_query& query) {
+      // Digitransit here is the HSL region's: the one feed it serves.
+      if (!query.feed.empty() && query.feed != "HSL" && query.feed != "hsl") {
+        auto rp = self->make_response_promise<alert_list>();
+        rp.deliver(to_error(make_failure(
+          ec::validation_error,
+          "feed \"" + query.feed + "\" is not served here",
+          "Digitransit serves the HSL region: give feed HSL, a stop or "
+          "route id, or near")));
+        return rp;
+      }
+      return post_graphql<alert_list>(
+        self, query.context, digitransit::make_alerts_body(query, "HSL"),
+        [query](std::string_view body, int64_t received_ms) {
+          return digitransit::parse_alerts(body, query, received_ms);
+        });
+    },
+    [](const vehicles_query&) -> caf::result<vehicle_list> {
+      return to_error(make_failure(
+        ec::data_not_available,
+        "Digitransit's routing API has no vehicle positions",
+        "serve the region from its GTFS with --gtfs hsl=... and "
+        "--gtfs-rt hsl=https://realtime.hsl.fi/realtime/vehicle-positions/"
+        "v2/hsl"));
+    },
     [self](const cancel_call& cancel) {
       // The gate aborts the attempt; the query then ends as cancelled.
       self->send(self->state.upstream.gate, cancel);

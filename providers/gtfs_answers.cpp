@@ -625,23 +625,6 @@ outcome<alert_list> alerts_of(const timetable& tt, const realtime_layer* rt,
                     : std::nullopt});
     answer.alerts.push_back(std::move(out));
   }
-  auto rank = [](const std::string& severity) {
-    return severity == "severe" ? 0 : severity == "warning" ? 1
-                                    : severity == "info"    ? 2
-                                                            : 3;
-  };
-  std::stable_sort(answer.alerts.begin(), answer.alerts.end(),
-                   [&](const service_alert& a, const service_alert& b) {
-                     if (rank(a.severity) != rank(b.severity))
-                       return rank(a.severity) < rank(b.severity);
-                     auto start = [](const service_alert& x) {
-                       int64_t s = 0;
-                       for (const auto& p : x.periods)
-                         s = std::max(s, p.start.value_or(0));
-                       return s;
-                     };
-                     return start(a) > start(b);
-                   });
   return answer;
 }
 

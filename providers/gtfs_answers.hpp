@@ -66,8 +66,7 @@ outcome<vehicle_list> vehicles_of(const timetable& tt,
 /// the stop (its station and platforms, and the routes calling there),
 /// the route (its trips too), or all; texts in the query's language, else
 /// English, else the feed's untagged text, else the first given; the
-/// subjects resolved to names; most severe first, then the latest
-/// starting.
+/// subjects resolved to names; in the feed's order.
 outcome<alert_list> alerts_of(const timetable& tt, const realtime_layer* rt,
                               const alerts_query& query);
 

@@ -43,7 +43,8 @@ seed digitransit_departures "$routing"/recorded-hsl/*departures*.json \
   "$routing"/otp-test-expectations/realtime-trip.response.json
 seed digitransit_stops "$routing"/otp-test-expectations/nearest.response.json \
   "$routing"/otp-test-expectations/stops.response.json \
-  "$routing"/docs-examples/docs-stopsByRadius-page*.response.json
+  "$routing"/docs-examples/docs-stopsByRadius-page*.response.json \
+  "$routing"/written/*alerts*.response.json
 seed digitransit_plan "$routing"/recorded-hsl/*plan*.json \
   "$routing"/otp-test-expectations/plan*.response.json
 seed digitransit_geocoding "$fixtures"/digitransit-geocoding/recorded/*.json

@@ -46,6 +46,16 @@ std::string served_regions(const daemon_config& cfg, bool routing_demo) {
   return out + ".";
 }
 
+/// What realtime the configured providers offer: vehicles from a feed's
+/// --gtfs-rt; alerts from that or from Digitransit (when it serves).
+mcp::realtime_offer realtime_offered(const daemon_config& cfg) {
+  mcp::realtime_offer offer;
+  offer.vehicles = !cfg.gtfs_rt_feeds.empty();
+  bool digitransit = cfg.gtfs_feeds.empty() || !routing_uses_demo(cfg);
+  offer.alerts = offer.vehicles || digitransit;
+  return offer;
+}
+
 /// How /readyz describes a provider.
 std::string provider_state(bool on_demo, bool has_key, bool key_required) {
   return on_demo                     ? std::string{"demo"}
@@ -248,7 +258,7 @@ void daemon::wire(const std::string& station_dir, bool routing_demo,
                                        cfg.gateway_shards);
   auto regions = served_regions(cfg, routing_demo);
   catalog_ = std::make_unique<mcp::tool_catalog>(
-    mcp::make_tool_catalog(*gateway_, regions, !cfg.gtfs_rt_feeds.empty()));
+    mcp::make_tool_catalog(*gateway_, regions, realtime_offered(cfg)));
   mcp::endpoint_options endpoint_opts;
   endpoint_opts.regions = regions;
   endpoint_opts.allowed_hosts = cfg.allowed_hosts;

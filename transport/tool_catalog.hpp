@@ -204,6 +204,21 @@ private:
   const boost::json::object* raw_;
 };
 
+/// What realtime a tool needs to be offered.
+enum class realtime_need : uint8_t {
+  none,
+  /// Service alerts: a feed with --gtfs-rt, or Digitransit.
+  alerts,
+  /// Vehicle positions: a feed with --gtfs-rt.
+  vehicles,
+};
+
+/// What realtime the daemon's providers offer.
+struct realtime_offer {
+  bool alerts = true;
+  bool vehicles = true;
+};
+
 struct tool_spec {
   std::string name;
   std::string title;
@@ -219,8 +234,9 @@ struct tool_spec {
   bool idempotent = true;
   /// Answers depend on where: the catalog appends the regions served.
   bool regional = false;
-  /// Answers come from realtime only: listed where realtime is configured.
-  bool needs_realtime = false;
+  /// Answers come from realtime only: listed where a provider has it
+  /// (see make_tool_catalog).
+  realtime_need needs = realtime_need::none;
   /// The OAuth scope a call needs when the caller's token carries scopes
   /// (empty: none; static tokens are unrestricted).
   std::string scope;

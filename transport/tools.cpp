@@ -35,11 +35,12 @@ struct gateway_tools {
   tool_catalog& catalog;
   gateway& gw;
   const std::string& regions;
-  bool with_realtime;
+  realtime_offer offer;
 
   template <class Request, class Reply, class Parse>
   void tool(tool_spec spec, Parse parse) {
-    if (spec.needs_realtime && !with_realtime)
+    if ((spec.needs == realtime_need::alerts && !offer.alerts)
+        || (spec.needs == realtime_need::vehicles && !offer.vehicles))
       return;
     if (spec.regional && !regions.empty())
       spec.description += " " + regions;
@@ -121,9 +122,9 @@ tool_settings_map tool_settings_by_name(
 }
 
 tool_catalog make_tool_catalog(gateway& gw, const std::string& regions,
-                               bool with_realtime) {
+                               realtime_offer offer) {
   tool_catalog catalog;
-  gateway_tools adder{catalog, gw, regions, with_realtime};
+  gateway_tools adder{catalog, gw, regions, offer};
   visit_tools(adder);
   return catalog;
 }

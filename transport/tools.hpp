@@ -15,10 +15,11 @@ namespace transitd::mcp {
 
 /// Every tool this build serves, running through `gw`. `regions` (a
 /// sentence naming the areas served) ends each regional tool's
-/// description; the realtime tools (vehicle_positions, service_alerts)
-/// are listed only `with_realtime` (some feed has --gtfs-rt sources).
+/// description; the realtime tools are listed only where `offer` has
+/// what they need (vehicle_positions: a feed with --gtfs-rt;
+/// service_alerts: that, or Digitransit).
 tool_catalog make_tool_catalog(gateway& gw, const std::string& regions = "",
-                               bool with_realtime = true);
+                               realtime_offer offer = {});
 
 /// The MCP names of every tool this build serves, in catalog order.
 const std::vector<std::string>& tool_names();

@@ -11,6 +11,7 @@
 
 #include "providers/mock/departures_generator.hpp"
 #include "providers/mock/geocoding_generator.hpp"
+#include "providers/mock/alerts_generator.hpp"
 #include "providers/mock/plan_generator.hpp"
 #include "providers/mock/stops_generator.hpp"
 #include "providers/mock/tfl_generator.hpp"
@@ -327,6 +328,18 @@ json::object mock_upstream::answer_graphql(const json::object& request) {
           query.modes.emplace_back(mode.get_string());
     query.language = str("language", "fi");
     return generate_nearest(query);
+  }
+  if (query_text.find("fragment AlertFields") != std::string::npos) {
+    alerts_query query;
+    query.kind = query_text.find("stop(id:") != std::string::npos ? "stop"
+                 : query_text.find("route(id:") != std::string::npos
+                   ? "route"
+                   : "feed";
+    query.id = str("id", "");
+    query.now = std::chrono::duration_cast<std::chrono::seconds>(
+                  std::chrono::system_clock::now().time_since_epoch())
+                  .count();
+    return generate_alerts(query);
   }
   if (query_text.find("planConnection(") != std::string::npos) {
     plan_query query;

@@ -124,3 +124,31 @@ TEST_CASE("service_alerts rules 3-4: limit with a warning, periods in the "
   REQUIRE(reply.warnings.size() == 1);
   CHECK(reply.warnings[0].code == "truncated-results");
 }
+
+TEST_CASE("service_alerts rule 3: most severe first, then the latest "
+          "starting, the provider's order where they tie",
+          "[realtime_rules]") {
+  alert_list upstream;
+  auto add = [&](std::string id, std::string severity, int64_t start) {
+    service_alert a;
+    a.id = std::move(id);
+    a.severity = std::move(severity);
+    if (start > 0)
+      a.periods.push_back({start, std::nullopt});
+    upstream.alerts.push_back(a);
+  };
+  add("info-old", "info", 100);
+  add("unknown", "unknown-severity", 500);
+  add("warning-old", "warning", 100);
+  add("severe", "severe", 0);
+  add("warning-new", "warning", 300);
+  add("info-tie-1", "info", 100);
+  service_alerts_request r;
+  r.limit = 10;
+  auto reply = build_alert_list(r, upstream, 1000);
+  std::vector<std::string> ids;
+  for (const auto& a : reply.alerts)
+    ids.push_back(a.alert.id);
+  CHECK(ids == std::vector<std::string>{"severe", "warning-new", "warning-old",
+                                        "info-old", "info-tie-1", "unknown"});
+}

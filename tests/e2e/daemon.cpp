@@ -1,6 +1,8 @@
 // The daemon end to end over real HTTP: MCP client → HTTP server → gateway
 // → actors → HTTP client workers → mock upstream, and back.
 
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include "support/daemon_harness.hpp"
@@ -36,6 +38,50 @@ TEST_CASE("e2e: initialize, list tools, call get_departures",
     client.call_tool("get_departures", departures_args()));
   CHECK(again.at("correlationId") != board.at("correlationId"));
   CHECK(client.del().status == 200);
+}
+
+TEST_CASE("e2e: service_alerts from Digitransit (the mock upstream)",
+          "[e2e][alerts]") {
+  daemon_harness daemon;
+  mcp_client client{daemon.port()};
+  client.initialize();
+  auto body = client
+                .post(json::object{{"jsonrpc", "2.0"},
+                                   {"id", 2},
+                                   {"method", "tools/list"}})
+                .json();
+  std::vector<std::string> names;
+  for (const auto& t : body.at("result").at("tools").as_array())
+    names.emplace_back(t.at("name").as_string());
+  // Digitransit has alerts, not vehicles.
+  CHECK(std::count(names.begin(), names.end(), "service_alerts") == 1);
+  CHECK(std::count(names.begin(), names.end(), "vehicle_positions") == 0);
+
+  auto at_stop = test::structured(client.call_tool(
+    "service_alerts", {{"stop", "HSL:1040129"}, {"language", "sv"}}));
+  auto alerts = at_stop.at("alerts").as_array();
+  REQUIRE(alerts.size() == 2);
+  // Most severe first; Swedish texts.
+  CHECK(alerts[0].at("severity").as_string() == "severe");
+  CHECK(alerts[0].at("header").as_string() == "Linje 550: störning");
+  CHECK(alerts[0].at("affected").as_array()[0].at("name").as_string()
+        == "550");
+  CHECK(alerts[1].at("effect").as_string() == "stop-moved");
+  CHECK(alerts[1].at("language").as_string() == "sv");
+  CHECK_THAT(std::string{alerts[1].at("activePeriods").as_array()[0]
+                           .at("end").as_string()},
+             Catch::EndsWith(":00") && Catch::Contains("+02:00"));
+  auto region = test::structured(client.call_tool(
+    "service_alerts", {{"near", {{"lat", 60.17}, {"lon", 24.94}}}}));
+  CHECK(region.at("alerts").as_array().size() == 2);
+  auto unknown = test::tool_error(
+    client.call_tool("service_alerts", {{"stop", "HSL:unknown"}}));
+  CHECK(unknown.at("code").as_string() == "validation-error");
+  CHECK_THAT(std::string{unknown.at("message").as_string()},
+             Catch::Contains("HSL:unknown"));
+  auto other_feed = test::tool_error(
+    client.call_tool("service_alerts", {{"feed", "nyc"}}));
+  CHECK(other_feed.at("code").as_string() == "validation-error");
 }
 
 TEST_CASE("e2e: validation errors never reach the upstream",

@@ -351,3 +351,107 @@ TEST_CASE("numbers out of range are refused, not undefined behaviour "
   else
     CHECK(departures.error().code == ec::upstream_error);
 }
+
+TEST_CASE("Digitransit alerts: the query asks for a stop's, a route's or "
+          "a feed's alerts with every text and entity",
+          "[digitransit][alerts]") {
+  alerts_query q;
+  q.stop_id = "HSL:1040129";
+  auto stop = json::parse(digitransit::make_alerts_body(q, "HSL")).as_object();
+  CHECK(stop.at("operationName").as_string() == "StopAlerts");
+  CHECK(stop.at("variables").at("id").as_string() == "HSL:1040129");
+  auto text = std::string{stop.at("query").as_string()};
+  CHECK(text.find("stop(id: $id)") != std::string::npos);
+  CHECK(text.find("alertHeaderTextTranslations") != std::string::npos);
+  CHECK(text.find("... on StopOnRoute") != std::string::npos);
+  q.stop_id.clear();
+  q.route_id = "HSL:2550";
+  auto route = json::parse(digitransit::make_alerts_body(q, "HSL")).as_object();
+  CHECK(route.at("operationName").as_string() == "RouteAlerts");
+  q.route_id.clear();
+  auto feed = json::parse(digitransit::make_alerts_body(q, "HSL")).as_object();
+  CHECK(feed.at("operationName").as_string() == "FeedAlerts");
+  CHECK(feed.at("variables").at("feeds").as_array()
+        == json::array{json::string{"HSL"}});
+}
+
+TEST_CASE("Digitransit alerts: in force at the time asked, texts in the "
+          "language (else English), entities by name",
+          "[digitransit][alerts]") {
+  auto body = fixture("digitransit-routing/written/stop-alerts.response.json");
+  alerts_query q;
+  q.stop_id = "HSL:1040129";
+  q.time = 1763970000; // 2025-11-24 07:40 UTC
+  auto parsed = digitransit::parse_alerts(body, q, 42);
+  REQUIRE(parsed);
+  CHECK(parsed->fetched_ms == 42);
+  CHECK(parsed->timezone == "Europe/Helsinki");
+  // The maintenance starting two days later is not in force yet.
+  REQUIRE(parsed->alerts.size() == 2);
+  const auto& moved = parsed->alerts[0];
+  CHECK(moved.header == "Stop moves");
+  CHECK(moved.language == "en");
+  CHECK(moved.description == "The Arkadian puistikko stop moves 50 metres.");
+  CHECK(moved.cause == "construction");
+  CHECK(moved.effect == "stop-moved");
+  CHECK(moved.severity == "warning");
+  REQUIRE(moved.periods.size() == 1);
+  CHECK(moved.periods[0].start == 1763960400);
+  CHECK(moved.periods[0].end == 1764028800);
+  REQUIRE(moved.subjects.size() == 1);
+  CHECK(moved.subjects[0].type == "stop");
+  CHECK(moved.subjects[0].name == "Arkadian puistikko");
+  const auto& late = parsed->alerts[1];
+  CHECK(late.severity == "severe");
+  CHECK(late.url == "https://www.hsl.fi/en");
+  CHECK_FALSE(late.periods[0].end);
+  std::vector<std::string> kinds;
+  for (const auto& s : late.subjects)
+    kinds.push_back(s.type + ":" + s.name);
+  CHECK(kinds
+        == std::vector<std::string>{"route:550",
+                                    "trip:550 to Westendinasema",
+                                    "stop:Arkadian puistikko",
+                                    "agency:Helsingin seudun liikenne",
+                                    "route-type:"});
+  CHECK(late.subjects[4].id == "3");
+
+  // Swedish where given; English where not.
+  q.language = "sv";
+  auto swedish = digitransit::parse_alerts(body, q, 42);
+  CHECK(swedish->alerts[0].header == "Hållplatsen flyttas");
+  CHECK(swedish->alerts[0].language == "sv");
+  CHECK(swedish->alerts[0].description
+        == "The Arkadian puistikko stop moves 50 metres.");
+  CHECK(swedish->alerts[1].header == "Line 550 late");
+  // Before any starts: none; two days on: the maintenance only.
+  q.time = 1763950000;
+  CHECK(digitransit::parse_alerts(body, q, 42)->alerts.empty());
+  q.time = 1764120000;
+  auto later = digitransit::parse_alerts(body, q, 42);
+  REQUIRE(later->alerts.size() == 2);
+  CHECK(later->alerts[1].header == "Tuleva remontti");
+  CHECK(later->alerts[1].language.empty());
+}
+
+TEST_CASE("Digitransit alerts: an unknown stop or route is named back; "
+          "GraphQL errors and malformed bodies are upstream errors",
+          "[digitransit][alerts]") {
+  alerts_query q;
+  q.stop_id = "HSL:nope";
+  auto unknown = digitransit::parse_alerts(R"({"data":{"stop":null}})", q, 0);
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().code == ec::validation_error);
+  CHECK(unknown.error().message.find("HSL:nope") != std::string::npos);
+  auto error = digitransit::parse_alerts(
+    R"({"errors":[{"message":"boom"}]})", q, 0);
+  REQUIRE_FALSE(error);
+  CHECK(error.error().code == ec::upstream_error);
+  CHECK_FALSE(digitransit::parse_alerts("{", q, 0));
+  CHECK_FALSE(digitransit::parse_alerts(R"({"data":{}})", q, 0));
+  alerts_query all;
+  auto none = digitransit::parse_alerts(R"({"data":{"alerts":null}})", all, 0);
+  REQUIRE(none);
+  CHECK(none->alerts.empty());
+  CHECK_FALSE(digitransit::parse_alerts(R"({"data":{"alerts":7}})", all, 0));
+}

@@ -561,7 +561,7 @@ TEST_CASE("realtime vehicles: the recorded Caltrain positions by line and "
 }
 
 TEST_CASE("realtime alerts: in force at the time, about the stop, its "
-          "routes or everything, in the language asked",
+          "routes or everything, in the language asked, in the feed's order",
           "[realtime][alerts]") {
   auto tt = load("caltrain-2023-09/caltrain-gtfs.zip");
   auto feed = decode_file("caltrain-2023-09/caltrain-alerts-2023-11-07.pb");
@@ -581,11 +581,11 @@ TEST_CASE("realtime alerts: in force at the time, about the stop, its "
   all.time = now;
   auto everything = alerts_of(*tt, layer.get(), all);
   REQUIRE(everything);
-  // Most severe first; yesterday's is over.
+  // In the feed's order (the tool sorts); yesterday's is over.
   CHECK(ids(*everything)
-        == std::vector<std::string>{"signal-delays", "platform-moved",
+        == std::vector<std::string>{"platform-moved", "signal-delays",
                                     "masks"});
-  const auto& moved = everything->alerts[1];
+  const auto& moved = everything->alerts[0];
   CHECK(moved.header.rfind("Mountain View: northbound", 0) == 0);
   CHECK(moved.language == "en");
   CHECK(moved.description.find("temporary platform") != std::string::npos);
@@ -600,14 +600,14 @@ TEST_CASE("realtime alerts: in force at the time, about the stop, its "
   REQUIRE(moved.periods.size() == 1);
   CHECK(moved.periods[0].start == 1699400000);
   CHECK(moved.periods[0].end == 1699450000);
-  CHECK(everything->alerts[0].subjects[0].name == "L1");
+  CHECK(everything->alerts[1].subjects[0].name == "L1");
 
   // Spanish where given, English where not (the asked language first).
   all.language = "es";
   auto spanish = alerts_of(*tt, layer.get(), all);
-  CHECK(spanish->alerts[1].header.rfind("Mountain View: los trenes", 0) == 0);
-  CHECK(spanish->alerts[1].language == "es");
-  CHECK(spanish->alerts[0].language == "en");
+  CHECK(spanish->alerts[0].header.rfind("Mountain View: los trenes", 0) == 0);
+  CHECK(spanish->alerts[0].language == "es");
+  CHECK(spanish->alerts[1].language == "en");
   // The untagged text when nothing matches.
   CHECK(spanish->alerts[2].header == "Bikes are welcome on every train");
   CHECK(spanish->alerts[2].language.empty());
@@ -618,7 +618,7 @@ TEST_CASE("realtime alerts: in force at the time, about the stop, its "
   stop.time = now;
   stop.stop_id = "t:70212";
   CHECK(ids(*alerts_of(*tt, layer.get(), stop))
-        == std::vector<std::string>{"signal-delays", "platform-moved",
+        == std::vector<std::string>{"platform-moved", "signal-delays",
                                     "masks"});
   // A route: its alerts and the agency's, not the stop's.
   alerts_query route;
@@ -633,7 +633,7 @@ TEST_CASE("realtime alerts: in force at the time, about the stop, its "
   all.time = 1699305000;
   all.language = "en";
   CHECK(ids(*alerts_of(*tt, layer.get(), all))
-        == std::vector<std::string>{"masks", "yesterday"});
+        == std::vector<std::string>{"yesterday", "masks"});
   // Unknown stops and routes are named back.
   stop.stop_id = "t:nope";
   auto bad = alerts_of(*tt, layer.get(), stop);
