@@ -291,8 +291,11 @@ provider_switch_actor::behavior_type provider_switch(
     [self](alerts_query& q) -> caf::delegated<alert_list> {
       const auto& entries = self->state.entries;
       auto i = entry_for_realtime(
-        entries, q.stop_id.empty() ? q.route_id : q.stop_id, q.feed,
-        q.center, true);
+        entries,
+        !q.stop_id.empty()    ? q.stop_id
+        : !q.route_id.empty() ? q.route_id
+                              : q.trip_id,
+        q.feed, q.center, true);
       if (!i) {
         self->make_response_promise<alert_list>().deliver(to_error(i.error()));
         return {};

@@ -65,18 +65,18 @@ vehicle_positions_reply build_vehicle_list(
 outcome<alerts_query> make_query(const service_alerts_request& request,
                                  int64_t now_s) {
   int given = (request.stop.empty() ? 0 : 1) + (request.route.empty() ? 0 : 1)
-              + (request.feed.empty() ? 0 : 1);
+              + (request.trip.empty() ? 0 : 1) + (request.feed.empty() ? 0 : 1);
   if (given > 1)
     return make_failure(ec::validation_error,
-                        "give one of stop, route and feed, not several",
-                        "ask once per stop or route");
+                        "give one of stop, route, trip and feed, not several",
+                        "ask once per stop, route or trip");
   if (given == 0 && !request.near)
     return make_failure(ec::validation_error,
-                        "give stop, route, feed or near: whose alerts is "
-                        "not clear",
-                        "stop and route are ids (NAME:id for a feed); feed "
-                        "names a --gtfs feed; near is {lat, lon} of the "
-                        "region");
+                        "give stop, route, trip, feed or near: whose alerts "
+                        "is not clear",
+                        "stop, route and trip are ids (NAME:id for a feed); "
+                        "feed names a --gtfs feed; near is {lat, lon} of "
+                        "the region");
   if (request.near)
     if (auto bad = validate_coordinate(*request.near, "near"))
       return *bad;
@@ -84,6 +84,7 @@ outcome<alerts_query> make_query(const service_alerts_request& request,
   q.context = request.context;
   q.stop_id = request.stop;
   q.route_id = request.route;
+  q.trip_id = request.trip;
   q.feed = request.feed;
   q.center = request.near;
   q.language = request.language;

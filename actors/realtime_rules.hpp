@@ -22,7 +22,7 @@ vehicle_positions_reply build_vehicle_list(
   const vehicle_positions_request& request, const vehicle_list& upstream,
   int64_t now_s);
 
-/// Rules 1-2: at most one of stop, route and feed, or a point; `when` is
+/// Rules 1-2: at most one of stop, route, trip and feed, or a point; `when` is
 /// "now" (`now_s`) or ISO 8601 with an offset.
 outcome<alerts_query> make_query(const service_alerts_request& request,
                                  int64_t now_s);

@@ -130,10 +130,11 @@ inline constexpr length_range alerts_id_length{1, 200};
 
 struct service_alerts_request {
   call_context context;
-  /// At most one of stop, route and feed; with none, `near` picks the
-  /// provider (all of its alerts).
+  /// At most one of stop, route, trip and feed; with none, `near` picks
+  /// the provider (all of its alerts).
   std::string stop;
   std::string route;
+  std::string trip;
   std::string feed;
   std::optional<coordinate> near;
   /// "now" or ISO 8601: the alerts in force then.
@@ -145,8 +146,8 @@ struct service_alerts_request {
 template <class Inspector>
 typename Inspector::result_type
 inspect(Inspector& f, service_alerts_request& x) {
-  return f(x.context, x.stop, x.route, x.feed, x.near, x.when, x.language,
-           x.limit);
+  return f(x.context, x.stop, x.route, x.trip, x.feed, x.near, x.when,
+           x.language, x.limit);
 }
 
 /// What an alert is about, resolved to a name where known.
@@ -197,11 +198,12 @@ typename Inspector::result_type inspect(Inspector& f, service_alert& x) {
 }
 
 /// Provider query: the alerts in force at `time` about a stop (or its
-/// station), a route, or anything of the provider (all empty).
+/// station), a route, a trip, or anything of the provider (all empty).
 struct alerts_query {
   call_context context;
   std::string stop_id;
   std::string route_id;
+  std::string trip_id;
   /// Picks a feed by name ("caltrain"); a point picks by area.
   std::string feed;
   std::optional<coordinate> center;
@@ -211,8 +213,8 @@ struct alerts_query {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, alerts_query& x) {
-  return f(x.context, x.stop_id, x.route_id, x.feed, x.center, x.time,
-           x.language);
+  return f(x.context, x.stop_id, x.route_id, x.trip_id, x.feed, x.center,
+           x.time, x.language);
 }
 
 struct alert_list {

@@ -569,6 +569,15 @@ constexpr std::string_view route_alerts_query = R"(query RouteAlerts($id: String
   }
 })";
 
+constexpr std::string_view trip_alerts_query = R"(query TripAlerts($id: String!) {
+  trip(id: $id) {
+    gtfsId
+    alerts(types: [TRIP, ROUTE, PATTERN, AGENCY, ROUTE_TYPE]) {
+      ...AlertFields
+    }
+  }
+})";
+
 constexpr std::string_view feed_alerts_query = R"(query FeedAlerts($feeds: [String!]) {
   alerts(feeds: $feeds) { ...AlertFields }
 })";
@@ -624,6 +633,12 @@ std::string make_alerts_body(const alerts_query& query,
                           + std::string{alert_fields},
                         std::move(variables));
   }
+  if (!query.trip_id.empty()) {
+    variables["id"] = query.trip_id;
+    return graphql_body(trip_alerts_operation,
+                        std::string{trip_alerts_query} + std::string{alert_fields},
+                        std::move(variables));
+  }
   variables["feeds"] = json::array{json::string{feed}};
   return graphql_body(feed_alerts_operation,
                       std::string{feed_alerts_query} + std::string{alert_fields},
@@ -641,20 +656,26 @@ outcome<alert_list> parse_alerts(std::string_view body,
   result.fetched_ms = fetched_ms;
   result.timezone = "Europe/Helsinki";
   const json::value* alerts = nullptr;
-  if (!query.stop_id.empty() || !query.route_id.empty()) {
-    const char* kind = query.stop_id.empty() ? "route" : "stop";
+  if (!query.stop_id.empty() || !query.route_id.empty()
+      || !query.trip_id.empty()) {
+    const char* kind = !query.stop_id.empty()    ? "stop"
+                       : !query.route_id.empty() ? "route"
+                                                 : "trip";
     const auto* holder = find_path(root, {"data", kind});
     if (holder == nullptr)
       return make_failure(ec::upstream_error,
                           std::string{"upstream answer has no data."} + kind);
     if (holder->is_null()) {
-      const auto& id = query.stop_id.empty() ? query.route_id : query.stop_id;
+      const auto& id = !query.stop_id.empty()    ? query.stop_id
+                       : !query.route_id.empty() ? query.route_id
+                                                 : query.trip_id;
       return make_failure(ec::validation_error,
                           std::string{kind} + " \"" + id + "\" is unknown to "
                             "Digitransit",
-                          query.stop_id.empty()
-                            ? "route ids look like HSL:1009"
-                            : "find stop ids with find_stops");
+                          !query.stop_id.empty()    ? "find stop ids with find_stops"
+                          : !query.route_id.empty() ? "route ids look like HSL:1009"
+                                                    : "trip ids look like "
+                                                      "HSL:1009_20251124_Ma_1_0700");
     }
     alerts = find_path(*holder, {"alerts"});
   } else {

@@ -57,16 +57,19 @@ outcome<trip_plans> parse_plan(std::string_view body, int64_t fetched_ms);
 /// The GraphQL operation names of the alerts queries.
 inline constexpr std::string_view stop_alerts_operation = "StopAlerts";
 inline constexpr std::string_view route_alerts_operation = "RouteAlerts";
+inline constexpr std::string_view trip_alerts_operation = "TripAlerts";
 inline constexpr std::string_view feed_alerts_operation = "FeedAlerts";
 
 /// JSON body of an alerts query: a stop's (its own, its routes', their
 /// trips' and agencies'), a route's (its own, its trips', its agency's and
-/// mode's), or every alert of `feed` ("HSL"). Each alert with its texts in
+/// mode's), a trip's (its own, its route's, its agency's and mode's), or
+/// every alert of `feed` ("HSL"). Each alert with its texts in
 /// every language, cause, effect, severity, period and entities.
 std::string make_alerts_body(const alerts_query& query,
                              std::string_view feed);
 
-/// Parses `data.stop.alerts`, `data.route.alerts` or `data.alerts` into
+/// Parses `data.stop.alerts`, `data.route.alerts`, `data.trip.alerts` or
+/// `data.alerts` into
 /// alerts in force at `query.time` (OTP answers those in force now or
 /// later), texts in `query.language` (else English, else the untranslated
 /// text), in the upstream's order. A null stop or route is a validation-error

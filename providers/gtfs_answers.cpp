@@ -534,7 +534,22 @@ outcome<alert_list> alerts_of(const timetable& tt, const realtime_layer* rt,
       return r.error();
     routes = std::move(*r);
   }
-  bool everything = query.stop_id.empty() && query.route_id.empty();
+  // A trip: alerts naming it, and its route's (as for the route).
+  std::optional<uint32_t> trip;
+  if (!query.trip_id.empty()) {
+    auto prefix = tt.name + ":";
+    if (query.trip_id.compare(0, prefix.size(), prefix) == 0)
+      trip = tt.find_trip(query.trip_id.substr(prefix.size()));
+    if (!trip)
+      return make_failure(ec::validation_error,
+                          "trip \"" + query.trip_id
+                            + "\" is not a trip of feed " + tt.name,
+                          "trip ids here look like " + prefix
+                            + tt.trips.front().id);
+    routes.push_back(tt.trips[*trip].route);
+  }
+  bool everything = query.stop_id.empty() && query.route_id.empty()
+                    && query.trip_id.empty();
   alert_list answer;
   answer.timezone = tt.zones.empty() ? std::string{} : tt.zones[0];
   answer.fetched_ms = rt ? rt->newest * 1000 : 0;
@@ -595,8 +610,13 @@ outcome<alert_list> alerts_of(const timetable& tt, const realtime_layer* rt,
       // route (and for a stop the route calls at, unless they name
       // another stop); agency and mode alerts for everything asked.
       if (!everything) {
+        std::optional<uint32_t> named_trip;
+        if (e.trip && !e.trip->trip_id.empty())
+          named_trip = tt.find_trip(e.trip->trip_id);
         if (stop)
           about = about || has(stops, stop);
+        else if (trip && named_trip)
+          about = about || *named_trip == *trip;
         else if (route)
           about = about || has(routes, route);
         else if (e.trip == std::nullopt && e.route_id.empty()

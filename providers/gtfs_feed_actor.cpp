@@ -151,9 +151,10 @@ void load_feed(const gtfs_feed_options& options, feed_slot& slot) {
       // A file or folder: changed when its modification time did.
       std::error_code ec;
       auto written = std::filesystem::last_write_time(source, ec);
-      if (!ec)
-        signature = signature * 31
-                    + static_cast<int64_t>(written.time_since_epoch().count());
+      if (!ec) // unsigned: the hash wraps around, never overflows
+        signature = static_cast<int64_t>(
+          static_cast<uint64_t>(signature) * 31u
+          + static_cast<uint64_t>(written.time_since_epoch().count()));
       paths.push_back(source);
       continue;
     }

@@ -194,9 +194,11 @@ bool source::read_file(std::string& body, std::string& error) {
     error = "cannot read " + location_ + ": " + ec.message();
     return false;
   }
-  auto signature = static_cast<int64_t>(written.time_since_epoch().count())
-                     * 31
-                   + static_cast<int64_t>(size);
+  // Unsigned: the product wraps around, as a hash may (signed would
+  // overflow).
+  auto signature = static_cast<int64_t>(
+    static_cast<uint64_t>(written.time_since_epoch().count()) * 31u
+    + static_cast<uint64_t>(size));
   if (signature == file_signature_)
     return false;
   if (size > options_.max_bytes) {

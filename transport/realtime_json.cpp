@@ -33,6 +33,9 @@ const field& service_alerts_input() {
          field::string("route", "a route id (NAME:route_id) or a line "
                                 "(\"L1\")")
            .length(alerts_id_length),
+         field::string("trip", "a trip id (NAME:trip_id for a feed): alerts "
+                               "about it, its route and its agency")
+           .length(alerts_id_length),
          field::string("feed", "a --gtfs feed's name: all its alerts")
            .length(alerts_id_length),
          coordinate_field("near", "all alerts of the region holding this "
@@ -162,7 +165,7 @@ tool_spec service_alerts_spec() {
   spec.title = "Disruptions in force";
   spec.description
     = "Service alerts in force now (or at a given time) for a stop, a "
-      "route, or a whole feed or region: header and description in the "
+      "route, a trip, or a whole feed or region: header and description in the "
       "requested language, cause, effect, severity, active periods and "
       "the stops, routes and trips affected, by name. Most severe first.";
   spec.regional = true;
@@ -209,6 +212,7 @@ parse_service_alerts(const json::object& raw) {
   service_alerts_request request;
   request.stop = args->string("stop").value_or("");
   request.route = args->string("route").value_or("");
+  request.trip = args->string("trip").value_or("");
   request.feed = args->string("feed").value_or("");
   request.near = read_coordinate(*args, "near");
   request.when = args->string("when").value_or("now");

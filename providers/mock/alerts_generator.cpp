@@ -45,6 +45,11 @@ json::object own_alert(const std::string& kind, const std::string& id,
     entity = json::object{{"__typename", "Stop"},
                           {"gtfsId", id},
                           {"name", "Mock stop " + id}};
+  else if (kind == "trip")
+    entity = json::object{{"__typename", "Trip"},
+                          {"gtfsId", id},
+                          {"tripHeadsign", "Westendinasema"},
+                          {"route", json::object{{"shortName", "550"}}}};
   else
     entity = json::object{{"__typename", "Route"},
                           {"gtfsId", id},

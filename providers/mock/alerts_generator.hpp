@@ -10,7 +10,7 @@
 namespace transitd::mock {
 
 struct alerts_query {
-  /// Which query: "stop", "route" or "feed".
+  /// Which query: "stop", "route", "trip" or "feed".
   std::string kind = "feed";
   std::string id;
   /// Now, epoch seconds: the periods are set around it.

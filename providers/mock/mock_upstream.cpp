@@ -332,9 +332,9 @@ json::object mock_upstream::answer_graphql(const json::object& request) {
   if (query_text.find("fragment AlertFields") != std::string::npos) {
     alerts_query query;
     query.kind = query_text.find("stop(id:") != std::string::npos ? "stop"
-                 : query_text.find("route(id:") != std::string::npos
-                   ? "route"
-                   : "feed";
+                 : query_text.find("route(id:") != std::string::npos ? "route"
+                 : query_text.find("trip(id:") != std::string::npos  ? "trip"
+                                                                     : "feed";
     query.id = str("id", "");
     query.now = std::chrono::duration_cast<std::chrono::seconds>(
                   std::chrono::system_clock::now().time_since_epoch())

@@ -77,8 +77,15 @@ TEST_CASE("service_alerts rules 1-2: one subject at most, or a point; "
   r.route = "L1";
   auto two = make_query(r, 1000);
   REQUIRE_FALSE(two);
-  CHECK(two.error().message.find("one of stop, route and feed")
+  CHECK(two.error().message.find("one of stop, route, trip and feed")
         != std::string::npos);
+  service_alerts_request trip_and_feed;
+  trip_and_feed.trip = "caltrain:124";
+  trip_and_feed.feed = "caltrain";
+  CHECK_FALSE(make_query(trip_and_feed, 1000));
+  trip_and_feed.feed.clear();
+  REQUIRE(make_query(trip_and_feed, 1000));
+  CHECK(make_query(trip_and_feed, 1000)->trip_id == "caltrain:124");
   r.route.clear();
   auto stop = make_query(r, 1000);
   REQUIRE(stop);

@@ -71,6 +71,9 @@ TEST_CASE("e2e: service_alerts from Digitransit (the mock upstream)",
   CHECK_THAT(std::string{alerts[1].at("activePeriods").as_array()[0]
                            .at("end").as_string()},
              Catch::EndsWith(":00") && Catch::Contains("+02:00"));
+  auto trip = test::structured(client.call_tool(
+    "service_alerts", {{"trip", "HSL:2550_20251124_Ma_2_0712"}}));
+  CHECK(trip.at("alerts").as_array().size() == 2);
   auto region = test::structured(client.call_tool(
     "service_alerts", {{"near", {{"lat", 60.17}, {"lon", 24.94}}}}));
   CHECK(region.at("alerts").as_array().size() == 2);

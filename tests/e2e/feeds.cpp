@@ -295,6 +295,9 @@ TEST_CASE("e2e realtime tools: vehicle_positions and service_alerts on the "
         == "2023-11-08T05:26:40-08:00");
   CHECK_THAT(std::string{at_stop.at("at").as_string()},
              Catch::StartsWith("2023-11-07T17:05"));
+  auto by_trip = test::structured(
+    client.call_tool("service_alerts", {{"trip", "caltrain:124"}}));
+  CHECK(by_trip.at("alerts").as_array().size() == 2);
   auto by_feed = test::structured(
     client.call_tool("service_alerts", {{"feed", "caltrain"}}));
   CHECK(by_feed.at("alerts").as_array().size() == 3);

@@ -369,6 +369,11 @@ TEST_CASE("Digitransit alerts: the query asks for a stop's, a route's or "
   auto route = json::parse(digitransit::make_alerts_body(q, "HSL")).as_object();
   CHECK(route.at("operationName").as_string() == "RouteAlerts");
   q.route_id.clear();
+  q.trip_id = "HSL:2550_20251124_Ma_2_0712";
+  auto trip = json::parse(digitransit::make_alerts_body(q, "HSL")).as_object();
+  CHECK(trip.at("operationName").as_string() == "TripAlerts");
+  CHECK(trip.at("variables").at("id").as_string() == q.trip_id);
+  q.trip_id.clear();
   auto feed = json::parse(digitransit::make_alerts_body(q, "HSL")).as_object();
   CHECK(feed.at("operationName").as_string() == "FeedAlerts");
   CHECK(feed.at("variables").at("feeds").as_array()
@@ -443,6 +448,11 @@ TEST_CASE("Digitransit alerts: an unknown stop or route is named back; "
   REQUIRE_FALSE(unknown);
   CHECK(unknown.error().code == ec::validation_error);
   CHECK(unknown.error().message.find("HSL:nope") != std::string::npos);
+  alerts_query trip;
+  trip.trip_id = "HSL:gone";
+  auto no_trip = digitransit::parse_alerts(R"({"data":{"trip":null}})", trip, 0);
+  REQUIRE_FALSE(no_trip);
+  CHECK(no_trip.error().message.find("trip \"HSL:gone\"") != std::string::npos);
   auto error = digitransit::parse_alerts(
     R"({"errors":[{"message":"boom"}]})", q, 0);
   REQUIRE_FALSE(error);

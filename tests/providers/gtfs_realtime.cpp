@@ -629,6 +629,16 @@ TEST_CASE("realtime alerts: in force at the time, about the stop, its "
   route.route_id = "t:L5";
   CHECK(ids(*alerts_of(*tt, layer.get(), route))
         == std::vector<std::string>{"masks"});
+  // A trip: its route's alerts and the agency's.
+  alerts_query trip;
+  trip.time = now;
+  trip.trip_id = "t:124";
+  CHECK(ids(*alerts_of(*tt, layer.get(), trip))
+        == std::vector<std::string>{"signal-delays", "masks"});
+  trip.trip_id = "t:no-such-trip";
+  auto no_trip = alerts_of(*tt, layer.get(), trip);
+  REQUIRE_FALSE(no_trip);
+  CHECK(no_trip.error().code == ec::validation_error);
   // Yesterday: only yesterday's, and the one without periods.
   all.time = 1699305000;
   all.language = "en";
