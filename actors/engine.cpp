@@ -23,8 +23,16 @@ namespace {
 
 std::vector<rate_limit> limits_of(const engine_config& config) {
   auto limits = tool_limits(config.tools);
-  for (const auto& [upstream, tps] : config.upstream_tps)
-    limits.push_back({upstream_key(upstream), tps, tps});
+  for (auto& limit : limits)
+    limit.shared = config.shared_tool_limits;
+  // An API key's quota is per key, not per replica.
+  for (const auto& [upstream, tps] : config.upstream_tps) {
+    auto burst = config.upstream_burst.find(upstream);
+    limits.push_back({upstream_key(upstream), tps,
+                      burst != config.upstream_burst.end() ? burst->second
+                                                           : tps,
+                      true});
+  }
   return limits;
 }
 
@@ -72,7 +80,21 @@ upstream_gate_actor engine::gate(const std::string& upstream) const {
 engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   engine result;
   result.variable_store = spawn_variable_store(system, config.variables);
-  result.limiter = system.spawn(rate_limiter, limits_of(config));
+  shared_quota quota;
+  redis_actor cache_redis;
+  if (!config.shared.url.empty()) {
+    auto endpoint = parse_redis_url(config.shared.url);
+    if (!endpoint)
+      throw std::runtime_error(endpoint.error().message);
+    // Two connections: a slow cache transfer never delays a permit.
+    quota.redis = spawn_redis(system, config.shared, *endpoint, "redis:quota");
+    cache_redis = spawn_redis(system, config.shared, *endpoint, "redis:cache");
+    quota.prefix = config.shared.prefix;
+    quota.replicas = config.shared.replicas;
+    quota.timeout_ms = config.shared.timeout_ms;
+    result.redis = {quota.redis, cache_redis};
+  }
+  result.limiter = system.spawn(shared_rate_limiter, limits_of(config), quota);
   provider_context providers{system, config, {}};
   providers.gate = [&](const std::string& upstream) {
     auto& gate = result.gates[upstream];
@@ -148,6 +170,8 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   auto cache_options = config.cache;
   cache_options.name = "timetable";
   cache_options.upstream_cancel = all_gates;
+  cache_options.redis = cache_redis;
+  cache_options.shared = config.shared;
   result.timetable_cache = spawn_timetable_cache(system, timetable,
                                                  cache_options);
   cache_options.name = "geocoding";
@@ -260,6 +284,8 @@ std::vector<counters_actor> engine::counter_sources() const {
   sources.emplace_back(station_toilets);
   for (const auto& f : feeds)
     sources.emplace_back(f);
+  for (const auto& r : redis)
+    sources.emplace_back(r);
   return sources;
 }
 
@@ -291,6 +317,8 @@ void engine::shutdown() {
   for (const auto& [name, gate] : gates)
     stop(gate);
   stop(limiter);
+  for (const auto& r : redis)
+    stop(r);
 }
 
 } // namespace transitd

@@ -21,6 +21,7 @@
 #include "actors/provider_cache.hpp"
 #include "actors/provider_switch.hpp"
 #include "actors/rate_limiter.hpp"
+#include "actors/shared_state.hpp"
 #include "actors/tool_router.hpp"
 #include "actors/upstream_gate.hpp"
 #include "actors/station_toilets.hpp"
@@ -96,6 +97,8 @@ struct engine_config {
   /// Outbound requests per second by upstream ("digitransit-routing",
   /// "digitransit-geocoding", "tfl"); upstreams not listed are unlimited.
   std::map<std::string, double> upstream_tps;
+  /// Outbound burst by upstream; absent: the rate (one second's worth).
+  std::map<std::string, double> upstream_burst;
   /// Retries and breaker of every upstream gate (the name is set per gate).
   upstream_gate_options upstream;
   /// TTLs and bounds of the provider caches (the name is set per cache).
@@ -126,6 +129,12 @@ struct engine_config {
   bool digitransit_with_feeds = false;
   /// Where both cover a point: feeds first (true) or Digitransit first.
   bool feeds_first = true;
+  /// Replicas: the quota, 429 hold-offs and the caches' second level in
+  /// Redis (`shared.url`; empty: everything stays in this process).
+  shared_state_options shared;
+  /// Inbound per-tool limits shared by the replicas too (default: each
+  /// replica keeps its own).
+  bool shared_tool_limits = false;
   /// Results are computed for the system clock plus this (--clock), and
   /// every transit tool's reply carries the warning `simulated-time`.
   int64_t clock_offset_ms = 0;
@@ -153,6 +162,8 @@ struct engine {
   geocoding_cache_actor geocoding_cache;
   variable_store_actor variable_store;
   rate_limiter_actor limiter;
+  /// The REDIS connections (quota, caches) with --redis; empty otherwise.
+  std::vector<redis_actor> redis;
   /// The FEED actors and their snapshots, in `engine_config::feeds` order.
   std::vector<feed_actor> feeds;
   std::vector<std::shared_ptr<feed_slot>> feed_slots;
@@ -175,7 +186,8 @@ struct engine {
   void shutdown();
 };
 
-/// Throws std::runtime_error when the variable store cannot be opened.
+/// Throws std::runtime_error when the variable store cannot be opened or
+/// the Redis URL is malformed.
 engine spawn_engine(caf::actor_system& system, const engine_config& config);
 
 } // namespace transitd

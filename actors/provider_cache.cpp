@@ -6,6 +6,7 @@
 #include <utility>
 
 #include <caf/actor_system.hpp>
+#include <caf/binary_deserializer.hpp>
 #include <caf/binary_serializer.hpp>
 #include <caf/send.hpp>
 #include <caf/stateful_actor.hpp>
@@ -15,6 +16,7 @@
 #include "actors/rate_limiter.hpp"
 #include "actors/tool_support.hpp"
 #include "messages/time.hpp"
+#include "util/ids.hpp"
 
 namespace transitd {
 
@@ -62,6 +64,10 @@ struct cached_kind {
     Query query;
     std::string upstream_correlation_id;
     std::vector<waiter> waiters;
+    /// The fleet's lock on this query, when this replica holds it.
+    std::string lock_token;
+    /// Until when to wait for another replica's fetch (actor clock).
+    int64_t wait_until_ms = 0;
   };
 
   std::string label;
@@ -72,6 +78,21 @@ struct cached_kind {
   int64_t hits = 0;
   int64_t misses = 0;
   int64_t coalesced = 0;
+  // The second level (Redis), when the cache has one.
+  redis_actor redis;
+  shared_state_options shared;
+  std::string cache_name;
+  int64_t shared_hits = 0;
+  int64_t shared_waits = 0;
+  int64_t shared_fetches = 0;
+  int64_t shared_unreachable = 0;
+
+  bool has_shared() const {
+    return redis && ttl_ms > 0;
+  }
+  std::string shared_key(const std::string& key) const {
+    return shared_cache_key(shared.prefix, cache_name, label, key);
+  }
 
   void report(counters& c, const std::string& prefix) const {
     auto p = prefix + "." + label;
@@ -82,6 +103,12 @@ struct cached_kind {
     c.add(p + ".bytes", static_cast<int64_t>(store.bytes()));
     c.add(p + ".evictions", store.evictions());
     c.add(p + ".in_flight", static_cast<int64_t>(flights.size()));
+    if (redis) {
+      c.add(p + ".shared_hits", shared_hits);
+      c.add(p + ".shared_waits", shared_waits);
+      c.add(p + ".shared_fetches", shared_fetches);
+      c.add(p + ".shared_unreachable", shared_unreachable);
+    }
   }
 
   /// Drops the waiters of `correlation_id`; a flight left without waiters
@@ -107,6 +134,153 @@ struct cached_kind {
     }
   }
 };
+
+template <class Query, class Result>
+using flight_of = typename cached_kind<Query, Result>::flight;
+
+/// The flight `id` under `key`, or nullptr when it ended meanwhile.
+template <class Query, class Result>
+flight_of<Query, Result>* find_flight(cached_kind<Query, Result>& kind,
+                                      const std::string& key, uint64_t id) {
+  auto it = kind.flights.find(key);
+  if (it == kind.flights.end() || it->second.id != id)
+    return nullptr;
+  return &it->second;
+}
+
+/// Answers every waiter of the flight and ends it; a value is stored.
+template <class Self, class Query, class Result, class Answer>
+void land(Self* self, cached_kind<Query, Result>& kind, const std::string& key,
+          uint64_t id, Answer answer) {
+  auto* f = find_flight(kind, key, id);
+  if (f == nullptr)
+    return;
+  if (!f->lock_token.empty()) {
+    caf::anon_send(kind.redis, unlock_command(kind.shared_key(key) + ":lock",
+                                              f->lock_token));
+    f->lock_token.clear();
+  }
+  for (auto& w : f->waiters)
+    w.rp.deliver(answer);
+  kind.flights.erase(key);
+  static_cast<void>(self);
+}
+
+/// Fetches the flight's query upstream; the answer is stored here and,
+/// with a second level, in Redis for the other replicas.
+template <class Self, class Upstream, class Query, class Result>
+void fetch(Self* self, const Upstream& upstream,
+           cached_kind<Query, Result>& kind, const std::string& key,
+           uint64_t id) {
+  auto* f = find_flight(kind, key, id);
+  if (f == nullptr)
+    return;
+  auto upstream_query = f->query;
+  auto timeout = std::chrono::milliseconds{
+    remaining_ms(upstream_query.context, 10'000) + 500};
+  auto* kind_ptr = &kind;
+  self->request(upstream, timeout, upstream_query)
+    .then(
+      [self, kind_ptr, key, id, upstream_query](Result& result) {
+        auto& k = *kind_ptr;
+        if (k.ttl_ms > 0) {
+          // The entry outlives the call: not its context.
+          auto kept = upstream_query;
+          kept.context = call_context{};
+          std::pair<Query, Result> entry{std::move(kept), result};
+          auto blob = serialise(entry);
+          if (k.has_shared())
+            caf::anon_send(k.redis,
+                           cache_put_command(k.shared_key(key),
+                                             std::string{blob.begin(),
+                                                         blob.end()},
+                                             k.ttl_ms));
+          k.store.put(key, std::move(entry), blob.size() + key.size(),
+                      clock_ms(self) + k.ttl_ms);
+        }
+        land(self, k, key, id, result);
+      },
+      [self, kind_ptr, key, id](caf::error& err) {
+        land(self, *kind_ptr, key, id, err);
+      });
+}
+
+/// Second level: the answer another replica stored, or the lock to fetch
+/// it, or a wait while another replica fetches. Redis unreachable: fetch.
+template <class Self, class Upstream, class Query, class Result>
+void look_shared(Self* self, const Upstream& upstream,
+                 cached_kind<Query, Result>& kind, const std::string& key,
+                 uint64_t id) {
+  auto* kind_ptr = &kind;
+  auto rkey = kind.shared_key(key);
+  auto timeout = std::chrono::milliseconds{kind.shared.timeout_ms};
+  auto unreachable = [self, upstream, kind_ptr, key, id]() {
+    ++kind_ptr->shared_unreachable;
+    fetch(self, upstream, *kind_ptr, key, id);
+  };
+  auto failed = [unreachable](caf::error&) { unreachable(); };
+  self->request(kind.redis, timeout, cache_get_command(rkey, rkey + ":lock"))
+    .then(
+      [self, upstream, kind_ptr, key, id, rkey, timeout,
+       unreachable, failed](redis_result& reply) {
+        auto& k = *kind_ptr;
+        auto* f = find_flight(k, key, id);
+        if (f == nullptr)
+          return;
+        auto found = parse_cache_get(reply);
+        if (!found) {
+          unreachable();
+          return;
+        }
+        if (found->found) {
+          std::pair<Query, Result> entry;
+          caf::binary_deserializer source{
+            static_cast<caf::execution_unit*>(nullptr), found->value.data(),
+            found->value.size()};
+          if (!source(entry) && covers(entry.first, f->query)) {
+            ++k.shared_hits;
+            auto result = entry.second;
+            k.store.put(key, std::move(entry), found->value.size() + key.size(),
+                        clock_ms(self) + std::max<int64_t>(1, found->ttl_ms));
+            land(self, k, key, id, std::move(result));
+            return;
+          }
+          // Another version's entry, or an older window: fetch anew.
+        } else if (found->locked && clock_ms(self) < f->wait_until_ms) {
+          ++k.shared_waits;
+          self->delayed_send(self, std::chrono::milliseconds{k.shared.poll_ms},
+                             cache_poll{k.label, key, id});
+          return;
+        }
+        // Nobody fetching (or the wait is over): take the lock and fetch.
+        auto token = make_uuid_v4();
+        self
+          ->request(k.redis, timeout,
+                    lock_command(rkey + ":lock", token, k.shared.lock_ms))
+          .then(
+            [self, upstream, kind_ptr, key, id, token](redis_result& r) {
+              auto& k = *kind_ptr;
+              auto* f = find_flight(k, key, id);
+              if (f == nullptr)
+                return;
+              if (lock_taken(r) || !r.reachable
+                  || clock_ms(self) >= f->wait_until_ms) {
+                if (lock_taken(r))
+                  f->lock_token = token;
+                ++k.shared_fetches;
+                fetch(self, upstream, k, key, id);
+                return;
+              }
+              // Another replica took it first: wait for its answer.
+              ++k.shared_waits;
+              self->delayed_send(self,
+                                 std::chrono::milliseconds{k.shared.poll_ms},
+                                 cache_poll{k.label, key, id});
+            },
+            failed);
+      },
+      failed);
+}
 
 /// Serves `query` from the store, by joining a flight, or by a new flight.
 template <class Self, class Upstream, class Query, class Result>
@@ -148,35 +322,12 @@ caf::result<Result> serve(Self* self, const Upstream& upstream,
   f.query = upstream_query;
   f.upstream_correlation_id = upstream_query.context.correlation_id;
   f.waiters.push_back({rp, cid});
-  auto* kind_ptr = &kind;
-  self->request(upstream, timeout, upstream_query)
-    .then(
-      [self, kind_ptr, key, id, upstream_query](Result& result) {
-        auto& k = *kind_ptr;
-        if (k.ttl_ms > 0) {
-          auto bytes = serialise(result).size() + key.size();
-          // The entry outlives the call: not its progress stream.
-          auto kept = upstream_query;
-          kept.context.progress.reset();
-          k.store.put(key, {std::move(kept), result}, bytes,
-                      clock_ms(self) + k.ttl_ms);
-        }
-        auto it = k.flights.find(key);
-        if (it == k.flights.end() || it->second.id != id)
-          return;
-        for (auto& w : it->second.waiters)
-          w.rp.deliver(result);
-        k.flights.erase(it);
-      },
-      [kind_ptr, key, id](caf::error& err) {
-        auto& k = *kind_ptr;
-        auto it = k.flights.find(key);
-        if (it == k.flights.end() || it->second.id != id)
-          return;
-        for (auto& w : it->second.waiters)
-          w.rp.deliver(err);
-        k.flights.erase(it);
-      });
+  if (kind.has_shared()) {
+    f.wait_until_ms = clock_ms(self) + kind.shared.lock_ms;
+    look_shared(self, upstream, kind, key, id);
+  } else {
+    fetch(self, upstream, kind, key, id);
+  }
   return rp;
 }
 
@@ -187,6 +338,15 @@ auto cancel_upstream(const std::vector<cancel_listener_actor>& listeners) {
     for (const auto& listener : listeners)
       caf::anon_send(listener, cancel_call{correlation_id});
   };
+}
+
+/// Gives a kind the cache's second level, if it has one.
+template <class Query, class Result>
+void share(cached_kind<Query, Result>& kind,
+           const provider_cache_options& options) {
+  kind.redis = options.redis;
+  kind.shared = options.shared;
+  kind.cache_name = options.name;
 }
 
 struct timetable_cache_state {
@@ -210,6 +370,8 @@ timetable_cache_actor::behavior_type timetable_cache(
   st.stops.ttl_ms = options.stops_ttl_ms;
   st.stops.store = lru_cache<std::pair<nearby_stops_query, nearby_stops>>{
     options.limits};
+  share(st.departures, options);
+  share(st.stops, options);
   st.options = std::move(options);
   return {
     [self](stop_departures_query& query) {
@@ -219,6 +381,13 @@ timetable_cache_actor::behavior_type timetable_cache(
     [self](nearby_stops_query& query) {
       return serve(self, self->state.upstream, self->state.stops,
                    std::move(query));
+    },
+    [self](const cache_poll& poll) {
+      auto& st = self->state;
+      if (poll.kind == st.departures.label)
+        look_shared(self, st.upstream, st.departures, poll.key, poll.flight);
+      else if (poll.kind == st.stops.label)
+        look_shared(self, st.upstream, st.stops, poll.key, poll.flight);
     },
     [self](const cancel_call& request) {
       auto forward = cancel_upstream(self->state.options.upstream_cancel);
@@ -250,11 +419,17 @@ geocoding_cache_actor::behavior_type geocoding_cache(
   st.answers.ttl_ms = options.geocoding_ttl_ms;
   st.answers.store = lru_cache<std::pair<geocode_query, geocode_candidates>>{
     options.limits};
+  share(st.answers, options);
   st.options = std::move(options);
   return {
     [self](geocode_query& query) {
       return serve(self, self->state.upstream, self->state.answers,
                    std::move(query));
+    },
+    [self](const cache_poll& poll) {
+      auto& st = self->state;
+      if (poll.kind == st.answers.label)
+        look_shared(self, st.upstream, st.answers, poll.key, poll.flight);
     },
     [self](const cancel_call& request) {
       self->state.answers.cancel(

@@ -11,6 +11,7 @@
 
 #include <caf/fwd.hpp>
 
+#include "actors/shared_state.hpp"
 #include "messages/interfaces.hpp"
 #include "util/lru_cache.hpp"
 
@@ -29,6 +30,12 @@ struct provider_cache_options {
   /// Where to send the cancellation of a shared upstream call whose last
   /// waiter went away (the gate behind the provider).
   std::vector<cancel_listener_actor> upstream_cancel;
+  /// The second level shared by replicas (null: none). A local miss asks
+  /// Redis; a miss there takes a short lock, so that one replica fetches
+  /// while the others wait for its answer (single-flight across the
+  /// fleet). Redis unreachable: the cache is local only (fail-open).
+  redis_actor redis;
+  shared_state_options shared;
 };
 
 /// TIMETABLE_CACHE in front of `upstream`.

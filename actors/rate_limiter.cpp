@@ -4,9 +4,15 @@
 #include <chrono>
 #include <cmath>
 
+#include <spdlog/spdlog.h>
+
 #include <caf/local_actor.hpp>
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
+#include <caf/send.hpp>
+#include <caf/typed_response_promise.hpp>
+
+#include "actors/shared_state.hpp"
 
 namespace transitd {
 
@@ -80,6 +86,29 @@ bool rate_limits::limited(const std::string& key) const {
   return it != entries_.end() && it->second.has_bucket;
 }
 
+void rate_limits::record(const std::string& key, bool granted) {
+  auto& e = entries_[key];
+  if (granted)
+    ++e.granted;
+  else
+    ++e.refused;
+}
+
+std::vector<rate_limit> replica_share(const std::vector<rate_limit>& limits,
+                                      int32_t replicas) {
+  auto n = static_cast<double>(std::max(1, replicas));
+  std::vector<rate_limit> out;
+  for (auto limit : limits) {
+    if (!limit.shared)
+      continue;
+    auto burst = limit.burst > 0 ? limit.burst : limit.rate;
+    limit.rate /= n;
+    limit.burst = std::max(1.0, std::floor(burst / n));
+    out.push_back(std::move(limit));
+  }
+  return out;
+}
+
 counters rate_limits::snapshot() const {
   counters result;
   for (const auto& [key, e] : entries_) {
@@ -103,19 +132,95 @@ std::string upstream_key(const std::string& upstream) {
   return "upstream:" + upstream;
 }
 
+namespace {
+
+/// Whether Redis decides `key`: a shared limit, or any upstream's key (its
+/// 429 hold-offs concern every replica).
+bool shared_key(const rate_limiter_state& st, const std::string& key) {
+  return st.shared.redis
+         && (st.shared_limits.count(key) > 0 || key.rfind("upstream:", 0) == 0);
+}
+
+} // namespace
+
 rate_limiter_actor::behavior_type
 rate_limiter(rate_limiter_actor::stateful_pointer<rate_limiter_state> self,
              std::vector<rate_limit> limits) {
-  self->state.limits = rate_limits{limits};
+  return shared_rate_limiter(self, std::move(limits), shared_quota{});
+}
+
+rate_limiter_actor::behavior_type shared_rate_limiter(
+  rate_limiter_actor::stateful_pointer<rate_limiter_state> self,
+  std::vector<rate_limit> limits, shared_quota shared) {
+  auto& st = self->state;
+  st.limits = rate_limits{limits};
+  if (shared.redis) {
+    for (const auto& limit : limits)
+      if (limit.shared && limit.rate > 0)
+        st.shared_limits.emplace(limit.key, limit);
+    st.fallback = rate_limits{replica_share(limits, shared.replicas)};
+  }
+  st.shared = std::move(shared);
   return {
-    [self](const acquire_permit& request) {
-      return self->state.limits.acquire(request.key, clock_ms(self));
+    [self](const acquire_permit& request) -> caf::result<permit> {
+      auto& st = self->state;
+      auto it = st.shared_limits.find(request.key);
+      if (!shared_key(st, request.key))
+        return st.limits.acquire(request.key, clock_ms(self));
+      // An upstream without a rate still shares its 429 hold-offs.
+      auto limit = it != st.shared_limits.end()
+                     ? it->second
+                     : rate_limit{request.key, 0, 0, true};
+      auto rp = self->make_response_promise<permit>();
+      // Unreachable or slow: this replica's share, decided here.
+      auto local = [self, key = request.key]() {
+        auto& st = self->state;
+        ++st.fallbacks[key];
+        auto p = st.fallback.acquire(key, clock_ms(self));
+        st.limits.record(key, p.granted);
+        return p;
+      };
+      self
+        ->request(st.shared.redis,
+                  std::chrono::milliseconds{st.shared.timeout_ms},
+                  bucket_command(st.shared.prefix, limit.key, limit.rate,
+                                 limit.burst > 0 ? limit.burst : limit.rate))
+        .then(
+          [self, rp, local, key = request.key](redis_result& reply) mutable {
+            auto p = parse_bucket_reply(reply);
+            if (!p) {
+              if (reply.reachable)
+                spdlog::warn("shared quota: unexpected reply from Redis "
+                             "({}); deciding locally",
+                             reply.text);
+              rp.deliver(local());
+              return;
+            }
+            self->state.limits.record(key, p->granted);
+            rp.deliver(*p);
+          },
+          [rp, local](caf::error&) mutable { rp.deliver(local()); });
+      return rp;
     },
     [self](const hold_off& request) {
-      self->state.limits.hold(request.key,
-                              clock_ms(self) + request.duration_ms);
+      auto& st = self->state;
+      auto until = clock_ms(self) + request.duration_ms;
+      st.limits.hold(request.key, until);
+      if (shared_key(st, request.key)) {
+        st.fallback.hold(request.key, until);
+        // Every replica holds off too (best effort: no reply awaited).
+        caf::anon_send(st.shared.redis, hold_command(st.shared.prefix,
+                                                 request.key,
+                                                 request.duration_ms));
+      }
     },
-    [self](get_counters) { return self->state.limits.snapshot(); },
+    [self](get_counters) {
+      auto& st = self->state;
+      auto c = st.limits.snapshot();
+      for (const auto& [key, n] : st.fallbacks)
+        c.add(key + ".fallbacks", n);
+      return c;
+    },
   };
 }
 

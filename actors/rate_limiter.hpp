@@ -42,7 +42,25 @@ struct rate_limit {
   double rate = 0;
   /// Tokens held at most; 0 = the rate (one second's worth, at least 1).
   double burst = 0;
+  /// Kept in Redis for every replica when the limiter has a shared quota
+  /// (outbound limits always; inbound ones when configured so).
+  bool shared = false;
 };
+
+/// Where shared limits are kept: a REDIS actor (null: every limit stays
+/// local). While Redis does not answer within `timeout_ms`, a shared limit
+/// falls back to this replica's share: rate and burst divided by
+/// `replicas` (fail-safe: together the replicas still keep the quota).
+struct shared_quota {
+  redis_actor redis;
+  std::string prefix = "transitd:";
+  int32_t replicas = 1;
+  int32_t timeout_ms = 300;
+};
+
+/// A replica's share of `limits` while the shared quota is unreachable.
+std::vector<rate_limit> replica_share(const std::vector<rate_limit>& limits,
+                                      int32_t replicas);
 
 /// The limiter's pure state: buckets and hold-offs by key.
 class rate_limits {
@@ -58,6 +76,9 @@ public:
 
   /// Whether `key` has a configured limit.
   bool limited(const std::string& key) const;
+
+  /// Counts a decision taken elsewhere (the shared bucket) under `key`.
+  void record(const std::string& key, bool granted);
 
   /// "<key>.granted", "<key>.refused" for every key seen.
   counters snapshot() const;
@@ -76,6 +97,12 @@ private:
 struct rate_limiter_state {
   static inline const char* name = "rate_limiter";
   rate_limits limits;
+  /// Shared limits by key, the quota's Redis, and the local share used
+  /// while Redis is unreachable.
+  std::unordered_map<std::string, rate_limit> shared_limits;
+  shared_quota shared;
+  rate_limits fallback;
+  std::unordered_map<std::string, int64_t> fallbacks;
 };
 
 /// RATE_LIMITER's behavior; time comes from the actor clock, so tests on
@@ -83,6 +110,11 @@ struct rate_limiter_state {
 rate_limiter_actor::behavior_type
 rate_limiter(rate_limiter_actor::stateful_pointer<rate_limiter_state> self,
              std::vector<rate_limit> limits);
+
+/// The same with shared limits kept in Redis (`shared.redis`).
+rate_limiter_actor::behavior_type shared_rate_limiter(
+  rate_limiter_actor::stateful_pointer<rate_limiter_state> self,
+  std::vector<rate_limit> limits, shared_quota shared);
 
 /// Milliseconds of the actor's clock (steady; virtual under test).
 int64_t clock_ms(caf::local_actor* self);

@@ -4,12 +4,15 @@
 #include <stdexcept>
 
 #include <caf/actor_system.hpp>
+#include <caf/exit_reason.hpp>
+#include <caf/send.hpp>
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 #include <spdlog/spdlog.h>
 #include <sqlite3.h>
 
 #include "messages/time.hpp"
+#include "providers/postgres_store.hpp"
 
 namespace transitd {
 
@@ -98,6 +101,22 @@ public:
 private:
   sqlite3_stmt* stmt_ = nullptr;
 };
+
+/// The variable in columns key, type, lat, lon, stop_id, name, address,
+/// updated_ms from `first`.
+user_variable read_variable(statement& row, int first) {
+  user_variable v;
+  v.key = row.text(first);
+  v.type = parse_variable_type(row.text(first + 1))
+             .value_or(variable_type::location);
+  v.lat = row.real(first + 2);
+  v.lon = row.real(first + 3);
+  v.stop_id = row.text(first + 4);
+  v.name = row.optional_text(first + 5);
+  v.address = row.optional_text(first + 6);
+  v.updated_ms = row.integer(first + 7);
+  return v;
+}
 
 failure storage_failure(sqlite3* db, const char* what) {
   return make_failure(ec::internal_error,
@@ -251,22 +270,39 @@ variable_database::list(const std::string& principal,
     select.bind(2, *key);
   std::vector<user_variable> result;
   int rc;
-  while ((rc = select.step()) == SQLITE_ROW) {
-    user_variable v;
-    v.key = select.text(0);
-    v.type = parse_variable_type(select.text(1))
-               .value_or(variable_type::location);
-    v.lat = select.real(2);
-    v.lon = select.real(3);
-    v.stop_id = select.text(4);
-    v.name = select.optional_text(5);
-    v.address = select.optional_text(6);
-    v.updated_ms = select.integer(7);
-    result.push_back(std::move(v));
-  }
+  while ((rc = select.step()) == SQLITE_ROW)
+    result.push_back(read_variable(select, 0));
   if (rc != SQLITE_DONE)
     return storage_failure(impl_->db, "read");
   return result;
+}
+
+outcome<std::vector<std::pair<std::string, user_variable>>>
+variable_database::dump() {
+  statement select{impl_->db,
+                   "SELECT key, type, lat, lon, stop_id, name, address, "
+                   "updated_ms, principal FROM user_variables "
+                   "ORDER BY principal, key"};
+  std::vector<std::pair<std::string, user_variable>> result;
+  int rc;
+  while ((rc = select.step()) == SQLITE_ROW)
+    result.emplace_back(select.text(8), read_variable(select, 0));
+  if (rc != SQLITE_DONE)
+    return storage_failure(impl_->db, "read");
+  return result;
+}
+
+outcome<bool> variable_database::import(const std::string& principal,
+                                        const user_variable& v) {
+  auto found = list(principal, v.key);
+  if (!found)
+    return found.error();
+  if (!found->empty() && found->front().updated_ms >= v.updated_ms)
+    return false;
+  auto saved = save(principal, v);
+  if (!saved)
+    return saved.error();
+  return true;
 }
 
 outcome<bool> variable_database::erase(const std::string& principal,
@@ -295,7 +331,7 @@ namespace {
 
 struct variable_store_state {
   static inline const char* name = "variable_store";
-  std::shared_ptr<variable_database> db;
+  std::shared_ptr<variable_backend> db;
   variable_store_options options;
 };
 
@@ -308,7 +344,7 @@ std::optional<failure> check_principal(const call_context& context) {
 
 variable_store_actor::behavior_type variable_store(
   variable_store_actor::stateful_pointer<variable_store_state> self,
-  std::shared_ptr<variable_database> db, variable_store_options options) {
+  std::shared_ptr<variable_backend> db, variable_store_options options) {
   // The database was opened by the spawner, so that a bad path fails at
   // start-up rather than at the first call.
   self->state.db = std::move(db);
@@ -321,6 +357,7 @@ variable_store_actor::behavior_type variable_store(
       if (auto bad = validate(request.variable))
         return to_error(*bad);
       auto& db = *self->state.db;
+      db.deadline(request.context.deadline_ms);
       const auto& principal = request.context.principal;
       auto existing = db.list(principal, request.variable.key);
       if (!existing)
@@ -349,6 +386,7 @@ variable_store_actor::behavior_type variable_store(
       -> caf::result<get_variables_reply> {
       if (auto bad = check_principal(request.context))
         return to_error(*bad);
+      self->state.db->deadline(request.context.deadline_ms);
       auto found = self->state.db->list(request.context.principal,
                                         request.key);
       if (!found)
@@ -360,6 +398,7 @@ variable_store_actor::behavior_type variable_store(
       -> caf::result<delete_variable_reply> {
       if (auto bad = check_principal(request.context))
         return to_error(*bad);
+      self->state.db->deadline(request.context.deadline_ms);
       auto deleted = self->state.db->erase(request.context.principal,
                                            request.key);
       if (!deleted)
@@ -370,6 +409,7 @@ variable_store_actor::behavior_type variable_store(
     [self](resolve_label& request) -> caf::result<user_variable> {
       if (auto bad = check_principal(request.context))
         return to_error(*bad);
+      self->state.db->deadline(request.context.deadline_ms);
       auto found = self->state.db->list(request.context.principal,
                                         request.key);
       if (!found)
@@ -384,12 +424,63 @@ variable_store_actor::behavior_type variable_store(
   };
 }
 
+/// Hands each call to the next worker (each owns a connection).
+variable_store_actor::behavior_type variable_store_pool(
+  variable_store_actor::pointer self,
+  std::vector<variable_store_actor> workers) {
+  auto next = std::make_shared<std::size_t>(0);
+  auto pick = [workers, next]() {
+    return workers[(*next)++ % workers.size()];
+  };
+  self->attach_functor([workers](const caf::error&) {
+    for (const auto& w : workers)
+      caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
+  });
+  return {
+    [self, pick](save_variable_request& r) {
+      return self->delegate(pick(), std::move(r));
+    },
+    [self, pick](get_variables_request& r) {
+      return self->delegate(pick(), std::move(r));
+    },
+    [self, pick](delete_variable_request& r) {
+      return self->delegate(pick(), std::move(r));
+    },
+    [self, pick](resolve_label& r) {
+      return self->delegate(pick(), std::move(r));
+    },
+  };
+}
+
 } // namespace
+
+bool is_postgres_url(const std::string& path) {
+  return path.rfind("postgresql://", 0) == 0
+         || path.rfind("postgres://", 0) == 0;
+}
+
+std::unique_ptr<variable_backend>
+open_variable_backend(const std::string& path) {
+  if (is_postgres_url(path))
+    return open_postgres_store(path);
+  return std::make_unique<variable_database>(path);
+}
 
 variable_store_actor spawn_variable_store(caf::actor_system& system,
                                           const variable_store_options& opts) {
-  auto db = std::make_shared<variable_database>(opts.path);
-  return system.spawn<caf::detached>(variable_store, db, opts);
+  if (!is_postgres_url(opts.path)) {
+    std::shared_ptr<variable_backend> db
+      = std::make_shared<variable_database>(opts.path);
+    return system.spawn<caf::detached>(variable_store, db, opts);
+  }
+  std::vector<variable_store_actor> workers;
+  for (std::size_t i = 0; i < std::max<std::size_t>(1, opts.connections);
+       ++i) {
+    std::shared_ptr<variable_backend> db = open_postgres_store(opts.path,
+                                                               opts.retry_ms);
+    workers.push_back(system.spawn<caf::detached>(variable_store, db, opts));
+  }
+  return system.spawn(variable_store_pool, std::move(workers));
 }
 
 } // namespace transitd

@@ -15,6 +15,7 @@
 #include "messages/london.hpp"
 #include "messages/realtime.hpp"
 #include "messages/resilience.hpp"
+#include "messages/shared.hpp"
 #include "messages/stops.hpp"
 #include "messages/trips.hpp"
 #include "messages/variables.hpp"
@@ -124,4 +125,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(transitd, TRANSITD_TYPE_ID_OFFSET)
   CAF_ADD_TYPE_ID(transitd, (transitd::alert_entry))
   CAF_ADD_TYPE_ID(transitd, (transitd::alerts_query))
   CAF_ADD_TYPE_ID(transitd, (transitd::alert_list))
+  CAF_ADD_TYPE_ID(transitd, (transitd::redis_command))
+  CAF_ADD_TYPE_ID(transitd, (transitd::redis_result))
+  CAF_ADD_TYPE_ID(transitd, (transitd::cache_poll))
 CAF_END_TYPE_ID_BLOCK(transitd)

@@ -26,6 +26,16 @@ using http_client_actor = caf::typed_actor<
   // Fetch one request; connections to the same origin are reused.
   caf::replies_to<http_call>::with<http_response>>;
 
+/// REDIS: one connection to the Redis that replicas share (quota, 429
+/// hold-offs, the caches' second level and single-flight lock). Runs
+/// detached: a blocking command never touches the scheduler's threads; an
+/// unreachable server answers at once (`reachable == false`).
+using redis_actor = caf::typed_actor<
+  // Run one command; the reply flattened.
+  caf::replies_to<redis_command>::with<redis_result>,
+  // Up (1/0), commands, failures, reconnects.
+  caf::replies_to<get_counters>::with<counters>>;
+
 /// RATE_LIMITER: token buckets by key (inbound per tool, outbound per
 /// upstream) and an upstream's 429 hold-offs.
 using rate_limiter_actor = caf::typed_actor<
@@ -67,6 +77,8 @@ using timetable_actor = caf::typed_actor<
 using timetable_cache_actor = timetable_actor::extend<
   // Drop a cancelled caller; abort the upstream call if it was the only one.
   caf::reacts_to<cancel_call>,
+  // Internal timer: another replica holds the shared lock; look again.
+  caf::reacts_to<cache_poll>,
   // Hits, misses, coalesced waiters, entries, bytes, evictions.
   caf::replies_to<get_counters>::with<counters>>;
 
@@ -155,7 +167,8 @@ using provider_switch_actor = caf::typed_actor<
 
 /// GEOCODING_CACHE: the same cache in front of GEOCODING.
 using geocoding_cache_actor = geocoding_actor::extend<
-  caf::reacts_to<cancel_call>, caf::replies_to<get_counters>::with<counters>>;
+  caf::reacts_to<cancel_call>, caf::reacts_to<cache_poll>,
+  caf::replies_to<get_counters>::with<counters>>;
 
 /// ADDRESS_GEOCODER: the geocode_address tool. Validates, clamps, asks
 /// GEOCODING, normalises, orders and truncates.

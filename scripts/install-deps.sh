@@ -13,7 +13,10 @@ packages=(
   libssl-dev zlib1g-dev libbrotli-dev  # what cpp-httplib's pkg-config pulls in
   libspdlog-dev libfmt-dev       # logging
   catch2                         # Catch2 v2 tests
-  libsqlite3-dev                 # user variable store
+  libsqlite3-dev                 # user variable store (embedded default)
+  libpqxx-dev                    # user variable store in PostgreSQL (libpqxx 6.4)
+  libhiredis-dev                 # shared quota and cache in Redis (hiredis 0.14)
+  postgresql redis-server haproxy  # the replicas end-to-end test starts them
   libzip-dev                     # GTFS feeds (zip archives)
   libprotobuf-dev protobuf-compiler  # GTFS-realtime (proto/gtfs_realtime.proto)
   libjemalloc-dev                # the daemon's allocator

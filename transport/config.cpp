@@ -1,5 +1,7 @@
 #include "transport/config.hpp"
 
+#include "providers/redis_link.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <fstream>
@@ -270,6 +272,38 @@ std::unique_ptr<CLI::App> make_app(daemon_config& cfg,
        "where saved variables live (default ~/.local/share/transitd; "
        "':memory:' keeps nothing)")
     ->check(not_empty("a directory"));
+  text("store", cfg.store, "URL",
+       "keep saved variables in PostgreSQL (postgresql://user@host/db) "
+       "instead of the SQLite file in --data-dir; replicas share it")
+    ->check(CLI::Validator(
+      [](std::string& value) -> std::string {
+        if (value.rfind("postgresql://", 0) == 0
+            || value.rfind("postgres://", 0) == 0)
+          return {};
+        return "expected a postgresql:// URL (the default store is the "
+               "SQLite file in --data-dir)";
+      },
+      "URL"));
+  count("store-connections", cfg.store_connections, 1, 64,
+        "PostgreSQL connections of the variable store");
+  text("redis", cfg.redis, "URL",
+       "share the outbound quota, 429 hold-offs and the caches with the "
+       "other replicas through Redis (redis://[:password@]host[:port][/db])")
+    ->check(CLI::Validator(
+      [](std::string& value) -> std::string {
+        auto parsed = parse_redis_url(value);
+        return parsed ? std::string{} : parsed.error().message;
+      },
+      "URL"));
+  count("replicas", cfg.replicas, 1, 1000,
+        "replicas sharing the quota: while Redis is unreachable each keeps "
+        "to rate / replicas");
+  boolean("shared-tool-limits", cfg.shared_tool_limits,
+          "share the per-tool inbound limits (--tool-tps) among the "
+          "replicas too (default: each replica keeps its own)");
+  text("redis-prefix", cfg.redis_prefix, "TEXT",
+       "prefix of every Redis key (several deployments on one Redis)")
+    ->check(not_empty("a prefix"));
   app->add_flag("--demo", cfg.demo,
                 "serve from the built-in mock upstream (every result says "
                 "demo-data)");
@@ -343,6 +377,11 @@ std::unique_ptr<CLI::App> make_app(daemon_config& cfg,
            "per-upstream requests per second: digitransit-routing, "
            "digitransit-geocoding, tfl; 0 = unlimited (default 50,50,8; not "
            "applied to the demo upstream)");
+  tool_map("upstream-burst", cfg.upstream_burst, 1, 1000000,
+           known_upstream_names(),
+           "per-upstream requests sent at once at most (default: one "
+           "second's worth, the rate); 1 spaces requests evenly, so that no "
+           "second ever sees more than the rate");
   count("upstream-max-attempts", cfg.upstream_max_attempts, 1, 10,
         "attempts per upstream call, retries included");
   count("upstream-backoff-ms", cfg.upstream_backoff_ms, 0, 600000,

@@ -84,6 +84,9 @@ struct daemon_config {
   std::map<std::string, double> upstream_tps{{"digitransit-routing", 50},
                                              {"digitransit-geocoding", 50},
                                              {"tfl", 8}};
+  /// Outbound burst by upstream (requests sent at once at most); absent =
+  /// the rate.
+  std::map<std::string, double> upstream_burst;
   /// Retry policy and breaker of every upstream.
   int32_t upstream_max_attempts = 3;
   int32_t upstream_backoff_ms = 100;
@@ -103,6 +106,22 @@ struct daemon_config {
   /// Directory of the variable store; empty = ~/.local/share/transitd;
   /// ":memory:" keeps nothing on disk.
   std::string data_dir;
+  /// --store postgresql://...: saved variables in PostgreSQL instead of
+  /// the SQLite file under data_dir; empty = SQLite.
+  std::string store;
+  /// PostgreSQL connections (one detached actor each).
+  std::size_t store_connections = 4;
+  // Replicas.
+  /// --redis redis://...: quota, 429 hold-offs and the caches' second
+  /// level shared by every replica; empty = all local.
+  std::string redis;
+  /// Replicas sharing the quota: each keeps rate / replicas while Redis is
+  /// unreachable.
+  int32_t replicas = 1;
+  /// Per-tool inbound limits shared by the replicas too.
+  bool shared_tool_limits = false;
+  /// Prefix of every Redis key (several deployments on one Redis).
+  std::string redis_prefix = "transitd:";
   // Feeds: GTFS timetables the daemon routes on itself.
   /// --gtfs NAME=SOURCE[,SOURCE...] in the order given: zip files or
   /// folders, merged per NAME. Stop ids are NAME:stop_id.

@@ -1,5 +1,7 @@
 #include "transport/daemon.hpp"
 
+#include "providers/postgres_store.hpp"
+
 #include <unistd.h>
 
 #include <filesystem>
@@ -93,6 +95,7 @@ engine_config engine_settings(const daemon_config& cfg, bool routing_demo,
     if (!demo_upstream && tps > 0)
       e.upstream_tps[name] = tps;
   }
+  e.upstream_burst = cfg.upstream_burst;
   e.upstream.retry.max_attempts = cfg.upstream_max_attempts;
   e.upstream.retry.base_ms = cfg.upstream_backoff_ms;
   e.upstream.retry.cap_ms = cfg.upstream_backoff_cap_ms;
@@ -111,7 +114,12 @@ engine_config engine_settings(const daemon_config& cfg, bool routing_demo,
   e.demo_tfl = tfl_demo;
   e.demo_routing = routing_demo;
   e.demo_geocoding = geocoding_demo;
-  e.variables.path = variables_path;
+  e.variables.path = cfg.store.empty() ? variables_path : cfg.store;
+  e.variables.connections = cfg.store_connections;
+  e.shared.url = cfg.redis;
+  e.shared.prefix = cfg.redis_prefix;
+  e.shared.replicas = cfg.replicas;
+  e.shared_tool_limits = cfg.shared_tool_limits;
   // --clock: results are computed for this instant, and the clock runs on.
   const int64_t clock_offset_ms
     = cfg.clock_start ? *cfg.clock_start * 1000 - now_ms() : 0;
@@ -241,7 +249,15 @@ daemon::daemon(daemon_config config, const env_lookup& env)
   engine_ = std::make_unique<transitd::engine>(spawn_engine(
     *system_, engine_settings(cfg, routing_demo, geocoding_demo, tfl_demo,
                               variables_path, station_dir)));
-  spdlog::info("saved variables: {}", variables_path);
+  spdlog::info("saved variables: {}", cfg.store.empty()
+                                         ? variables_path
+                                         : redact_postgres_url(cfg.store));
+  if (!cfg.redis.empty())
+    spdlog::info("shared with the other replicas through Redis: the "
+                 "outbound quota, 429 hold-offs and the caches ({} "
+                 "replicas; each keeps to 1/{} of a quota while Redis is "
+                 "unreachable)",
+                 cfg.replicas, cfg.replicas);
 
   try {
     wire(station_dir, routing_demo, geocoding_demo, tfl_demo);

@@ -21,6 +21,7 @@
 #include "transport/config.hpp"
 #include "transport/daemon.hpp"
 #include "transport/logging.hpp"
+#include "transport/migrate_store.hpp"
 #include "transport/signals.hpp"
 
 #ifdef TRANSITD_WITH_JEMALLOC
@@ -59,6 +60,10 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args.front() == "migrate-store") {
+    configure_logging("warn", "text", false);
+    return migrate_store_command({args.begin() + 1, args.end()});
+  }
   env_lookup env = [](const std::string& name) -> std::optional<std::string> {
     if (const char* v = std::getenv(name.c_str()); v != nullptr && *v)
       return std::string{v};

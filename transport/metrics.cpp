@@ -102,6 +102,33 @@ const std::map<std::string, family>& cache_families() {
                "Serialised bytes held."}},
     {"in_flight", {"transitd_cache_in_flight", "gauge",
                    "Upstream calls in flight for the cache."}},
+    {"shared_hits", {"transitd_cache_shared_hits_total", "counter",
+                     "Local misses answered from Redis (another replica's "
+                     "fetch)."}},
+    {"shared_waits", {"transitd_cache_shared_waits_total", "counter",
+                      "Looks at Redis while another replica held the "
+                      "fetch lock."}},
+    {"shared_fetches", {"transitd_cache_shared_fetches_total", "counter",
+                        "Upstream fetches made for the fleet (lock "
+                        "taken)."}},
+    {"shared_unreachable", {"transitd_cache_shared_unreachable_total",
+                            "counter",
+                            "Lookups that found Redis unreachable and "
+                            "fetched locally (fail-open)."}},
+  };
+  return f;
+}
+
+const std::map<std::string, family>& redis_families() {
+  static const std::map<std::string, family> f{
+    {"up", {"transitd_redis_up", "gauge",
+            "Whether the Redis connection is up (1) or down (0)."}},
+    {"commands", {"transitd_redis_commands_total", "counter",
+                  "Commands sent to Redis."}},
+    {"failures", {"transitd_redis_failures_total", "counter",
+                  "Connections to Redis that failed or broke."}},
+    {"reconnects", {"transitd_redis_reconnects_total", "counter",
+                    "Reconnections to Redis after a failure."}},
   };
   return f;
 }
@@ -112,6 +139,9 @@ const std::map<std::string, family>& limiter_families() {
                  "Permits granted by the rate limiter."}},
     {"refused", {"transitd_rate_limit_refused_total", "counter",
                  "Permits refused by the rate limiter (rate-limited)."}},
+    {"fallbacks", {"transitd_rate_limit_fallbacks_total", "counter",
+                   "Shared permits decided on this replica's share because "
+                   "Redis was unreachable (fail-safe)."}},
   };
   return f;
 }
@@ -292,6 +322,10 @@ void append_engine_metrics(
     if (subject.rfind("tool:", 0) == 0 || subject.rfind("upstream:", 0) == 0) {
       table = &limiter_families();
       label = "key";
+    } else if (subject.rfind("redis:", 0) == 0) {
+      table = &redis_families(); // "redis:quota"
+      label = "link";
+      subject = subject.substr(6);
     } else if (subject == "station_data") {
       table = &station_families();
     } else if (subject.rfind("feed.", 0) == 0) {

@@ -90,6 +90,26 @@ mcp::http_reply ops_endpoints::ready(const mcp::http_request&) const {
       ready = false;
     checks["store"] = store;
   }
+  // Redis (--redis): a PING through each connection. Down is not "not
+  // ready": the replica answers on its share of the quota and its own
+  // caches, and says so here and in transitd_redis_up.
+  if (!engine_.redis.empty()) {
+    caf::scoped_actor self{system_};
+    std::string how = "ok";
+    for (const auto& link : engine_.redis)
+      self->request(link, options_.timeout, redis_command{{"PING"}})
+        .receive(
+          [&](redis_result& r) {
+            if (!r.reachable)
+              how = "unreachable: answering on this replica's share of "
+                    "each shared quota and on its local caches until it "
+                    "is back";
+          },
+          [&](caf::error& err) {
+            how = "no answer: " + to_failure(err).message;
+          });
+    checks["redis"] = how;
+  }
   // Feeds: ready once each has a timetable; a failed reload keeps the
   // last one and says so.
   if (!engine_.feed_slots.empty()) {

@@ -1,5 +1,6 @@
 #include "providers/mock/mock_upstream.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <sstream>
 
@@ -258,6 +259,7 @@ mock_upstream::mock_upstream()
                                     s.with_subscription_key},
                                    {"faultsInjected", s.faults_injected},
                                    {"latencyAddedMs", s.latency_added_ms},
+                                   {"maxPerSecond", max_per_second(s)},
                                    {"byOperation", std::move(by_operation)}});
           });
   svr.Get("/__mock/last-request",
@@ -530,6 +532,13 @@ void mock_upstream::set_faults(fault_settings faults) {
   faults_ = std::move(faults);
 }
 
+int64_t max_per_second(const mock_stats& stats) {
+  int64_t most = 0;
+  for (const auto& [second, n] : stats.per_second)
+    most = std::max(most, n);
+  return most;
+}
+
 mock_stats mock_upstream::stats() const {
   std::lock_guard<std::mutex> guard{mutex_};
   return stats_;
@@ -573,6 +582,12 @@ void mock_upstream::record(const httplib::Request& req,
   last_request_ = std::move(last);
   ++stats_.requests;
   ++stats_.by_operation[operation];
+  auto second = std::chrono::duration_cast<std::chrono::seconds>(
+                  std::chrono::system_clock::now().time_since_epoch())
+                  .count();
+  ++stats_.per_second[second];
+  while (stats_.per_second.size() > 3600)
+    stats_.per_second.erase(stats_.per_second.begin());
   if (has_key)
     ++stats_.with_subscription_key;
 }

@@ -7,6 +7,7 @@
 //   POST /__mock/faults  {"latencyMs":200,"errorRate":0.1,"fault":"http503",
 //                         "faultCount":3,"retryAfter":2,"hangMs":30000}
 //   GET  /__mock/stats   {"requests":N,"byOperation":{...},"maxInFlight":K,
+//                         "maxPerSecond":M (most in one wall-clock second),
 //                         "withSubscriptionKey":M}
 //   POST /__mock/reset   zero the counters, forget the last request and
 //                         clear the faults
@@ -86,7 +87,14 @@ struct mock_stats {
   /// Milliseconds of latency added to answers (latencyMs), in all.
   int64_t latency_added_ms = 0;
   std::map<std::string, int64_t> by_operation;
+  /// Upstream requests by the wall-clock second they arrived in (epoch
+  /// seconds; the last hour), to check an outbound rate limit at the
+  /// receiving end.
+  std::map<int64_t, int64_t> per_second;
 };
+
+/// The most requests that arrived in one wall-clock second.
+int64_t max_per_second(const mock_stats& stats);
 
 class mock_upstream {
 public:
