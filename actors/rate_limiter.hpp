@@ -55,7 +55,7 @@ struct shared_quota {
   redis_actor redis;
   std::string prefix = "transitd:";
   int32_t replicas = 1;
-  int32_t timeout_ms = 300;
+  int32_t timeout_ms = 1000;
 };
 
 /// A replica's share of `limits` while the shared quota is unreachable.

@@ -26,8 +26,10 @@ struct shared_state_options {
   /// Replicas sharing the quota: while Redis is unreachable, each replica
   /// keeps to rate / replicas (fail-safe).
   int32_t replicas = 1;
-  /// How long a caller waits for Redis before falling back.
-  int32_t timeout_ms = 300;
+  /// How long a caller waits for the REDIS actor before falling back: a
+  /// guard above the link's own timeouts (250 ms to connect, 250 ms per
+  /// command), for a replica too loaded to hear the answer in time.
+  int32_t timeout_ms = 1000;
   /// How long a replica fetching for the fleet holds the lock at most.
   int32_t lock_ms = 5000;
   /// How often a replica waiting on another's fetch looks again.
