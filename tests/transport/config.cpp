@@ -496,3 +496,51 @@ TEST_CASE("the clock flag takes an ISO 8601 instant", "[config][gtfs]") {
   CHECK_THAT(bad.error().message,
              Catch::Contains("--clock") && Catch::Contains("yesterday"));
 }
+
+TEST_CASE("replica settings: store, Redis, replicas, shared limits, burst",
+          "[config][replicas]") {
+  inputs in;
+  auto defaults = in.parse({});
+  REQUIRE(defaults);
+  CHECK(defaults->config.store.empty()); // SQLite in data-dir
+  CHECK(defaults->config.redis.empty()); // everything local
+  CHECK(defaults->config.replicas == 1);
+  CHECK_FALSE(defaults->config.shared_tool_limits);
+  CHECK(defaults->config.upstream_burst.empty()); // burst = the rate
+  auto r = in.parse({"--store", "postgresql://transitd@db/transitd",
+                     "--store-connections", "8", "--redis",
+                     "redis://:pw@cache:6380/1", "--replicas", "3",
+                     "--shared-tool-limits", "true", "--redis-prefix", "prod:",
+                     "--upstream-burst", "digitransit-routing=1"});
+  REQUIRE(r);
+  CHECK(r->config.store == "postgresql://transitd@db/transitd");
+  CHECK(r->config.store_connections == 8);
+  CHECK(r->config.redis == "redis://:pw@cache:6380/1");
+  CHECK(r->config.replicas == 3);
+  CHECK(r->config.shared_tool_limits);
+  CHECK(r->config.redis_prefix == "prod:");
+  CHECK(r->config.upstream_burst.at("digitransit-routing") == 1);
+  struct bad_case {
+    std::vector<std::string> args;
+    const char* names;
+  };
+  for (const auto& [args, names] : std::vector<bad_case>{
+         {{"--store", "/var/lib/transitd/v.sqlite3"}, "postgresql://"},
+         {{"--store", "mysql://h/db"}, "--store"},
+         {{"--redis", "http://cache:6379"}, "redis://"},
+         {{"--redis", "redis://cache/99"}, "database number"},
+         {{"--replicas", "0"}, "--replicas"},
+         {{"--store-connections", "0"}, "--store-connections"},
+         {{"--upstream-burst", "digitransit-routing=0"}, "--upstream-burst"},
+         {{"--upstream-burst", "nowhere=2"}, "nowhere"},
+         {{"--redis-prefix", ""}, "--redis-prefix"},
+       }) {
+    auto bad = in.parse(args);
+    REQUIRE_FALSE(bad);
+    CHECK_THAT(bad.error().message, Catch::Contains(names));
+  }
+  // A password in a refused URL is not repeated back.
+  auto secret = in.parse({"--redis", "redis://:hunter2@cache/99"});
+  REQUIRE_FALSE(secret);
+  CHECK(secret.error().message.find("hunter2") == std::string::npos);
+}

@@ -86,3 +86,28 @@ TEST_CASE("engine counters become labelled families", "[metrics]") {
 TEST_CASE("label values are escaped", "[metrics]") {
   CHECK(prometheus_label("a\"b\\c\nd") == "a\\\"b\\\\c\\nd");
 }
+
+TEST_CASE("shared state counters: Redis links, shared cache and quota",
+          "[metrics][shared]") {
+  std::string out;
+  append_engine_metrics(out, {{"redis:quota.up", 0},
+                              {"redis:cache.up", 1},
+                              {"redis:cache.commands", 12},
+                              {"redis:quota.reconnects", 2},
+                              {"timetable.departures.shared_hits", 5},
+                              {"timetable.departures.shared_unreachable", 3},
+                              {"upstream:tfl.fallbacks", 4}});
+  CHECK_THAT(out, Contains("# TYPE transitd_redis_up gauge"));
+  CHECK_THAT(out, Contains("transitd_redis_up{link=\"quota\"} 0\n"));
+  CHECK_THAT(out, Contains("transitd_redis_up{link=\"cache\"} 1\n"));
+  CHECK_THAT(out, Contains("transitd_redis_commands_total{link=\"cache\"} "
+                           "12\n"));
+  CHECK_THAT(out, Contains("transitd_redis_reconnects_total{link=\"quota\"} "
+                           "2\n"));
+  CHECK_THAT(out, Contains("transitd_cache_shared_hits_total{cache=\""
+                           "timetable.departures\"} 5\n"));
+  CHECK_THAT(out, Contains("transitd_cache_shared_unreachable_total{cache=\""
+                           "timetable.departures\"} 3\n"));
+  CHECK_THAT(out, Contains("transitd_rate_limit_fallbacks_total{key=\""
+                           "upstream:tfl\"} 4\n"));
+}
