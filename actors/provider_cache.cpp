@@ -57,6 +57,9 @@ struct cached_kind {
   struct waiter {
     caf::typed_response_promise<Result> rp;
     std::string correlation_id;
+    /// What this caller asked (an answer from another replica must cover
+    /// it; the flight's own answer does, being widened).
+    Query query;
   };
   struct flight {
     uint64_t id = 0;
@@ -237,7 +240,11 @@ void look_shared(Self* self, const Upstream& upstream,
           caf::binary_deserializer source{
             static_cast<caf::execution_unit*>(nullptr), found->value.data(),
             found->value.size()};
-          if (!source(entry) && covers(entry.first, f->query)) {
+          auto covered = [&entry](const auto& w) {
+            return covers(entry.first, w.query);
+          };
+          if (!source(entry)
+              && std::all_of(f->waiters.begin(), f->waiters.end(), covered)) {
             ++k.shared_hits;
             auto result = entry.second;
             k.store.put(key, std::move(entry), found->value.size() + key.size(),
@@ -301,7 +308,7 @@ caf::result<Result> serve(Self* self, const Upstream& upstream,
   if (auto it = kind.flights.find(key); it != kind.flights.end()) {
     if (covers(it->second.query, query)) {
       ++kind.coalesced;
-      it->second.waiters.push_back({rp, cid});
+      it->second.waiters.push_back({rp, cid, query});
       return rp;
     }
     // A flight for an older window: this query goes alone, unshared.
@@ -321,7 +328,7 @@ caf::result<Result> serve(Self* self, const Upstream& upstream,
   f.id = id;
   f.query = upstream_query;
   f.upstream_correlation_id = upstream_query.context.correlation_id;
-  f.waiters.push_back({rp, cid});
+  f.waiters.push_back({rp, cid, query});
   if (kind.has_shared()) {
     f.wait_until_ms = clock_ms(self) + kind.shared.lock_ms;
     look_shared(self, upstream, kind, key, id);

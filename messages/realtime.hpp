@@ -2,9 +2,11 @@
 // vehicle_positions and service_alerts: the tool requests and replies, and
 // the realtime provider's queries and answers they are built on.
 
+#include <cctype>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "messages/common.hpp"
@@ -172,6 +174,19 @@ struct alert_period {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, alert_period& x) {
   return f(x.start, x.end);
+}
+
+/// An alert's cause, effect or severity as answers spell it: the
+/// GTFS-realtime enum name (which Digitransit's GraphQL enums share)
+/// lowercased with dashes, "UNKNOWN_CAUSE" -> "unknown-cause".
+inline std::string alert_term(std::string_view enum_name) {
+  std::string out;
+  out.reserve(enum_name.size());
+  for (char c : enum_name)
+    out += c == '_' ? '-'
+                    : static_cast<char>(
+                      std::tolower(static_cast<unsigned char>(c)));
+  return out;
 }
 
 struct service_alert {

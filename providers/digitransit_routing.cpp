@@ -585,13 +585,7 @@ constexpr std::string_view feed_alerts_query = R"(query FeedAlerts($feeds: [Stri
 /// "TECHNICAL_PROBLEM" → "technical-problem" (GTFS-realtime's names, as
 /// the feeds' alerts say them).
 std::string wire_name(std::string_view upstream, std::string_view absent) {
-  if (upstream.empty())
-    return std::string{absent};
-  std::string out;
-  for (char c : upstream)
-    out += c == '_' ? '-'
-                    : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
+  return upstream.empty() ? std::string{absent} : alert_term(upstream);
 }
 
 /// The translation in `language`, else English, else `plain` (the text in

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "gtfs_realtime.pb.h"
+#include "messages/realtime.hpp"
 
 namespace transitd::gtfs_rt {
 
@@ -16,13 +17,6 @@ failure refused(std::string why) {
 }
 
 /// "SIGNIFICANT_DELAYS" → "significant-delays".
-std::string wire_name(const std::string& name) {
-  std::string out = name;
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) {
-    return c == '_' ? '-' : static_cast<char>(std::tolower(c));
-  });
-  return out;
-}
 
 trip_descriptor trip_of(const pb::TripDescriptor& t) {
   trip_descriptor out;
@@ -192,9 +186,9 @@ alert alert_of(const std::string& id, const pb::Alert& a) {
     entity.stop_id = e.stop_id();
     out.informed.push_back(std::move(entity));
   }
-  out.cause = wire_name(pb::Alert::Cause_Name(a.cause()));
-  out.effect = wire_name(pb::Alert::Effect_Name(a.effect()));
-  out.severity = wire_name(pb::Alert::SeverityLevel_Name(a.severity_level()));
+  out.cause = alert_term(pb::Alert::Cause_Name(a.cause()));
+  out.effect = alert_term(pb::Alert::Effect_Name(a.effect()));
+  out.severity = alert_term(pb::Alert::SeverityLevel_Name(a.severity_level()));
   out.header = text_of(a.header_text());
   out.description = text_of(a.description_text());
   out.url = text_of(a.url());

@@ -385,6 +385,26 @@ TEST_CASE_METHOD(test::deterministic_fixture,
   CHECK(*calls == 1);
   CHECK(got.fetched_ms == 1001);
 
+  // An answer another replica stored for a narrower window does not cover
+  // this caller: fetched anew.
+  auto q4 = q;
+  q4.stop_id = "HSL:4";
+  auto narrow = q4;
+  narrow.context = call_context{};
+  narrow.time_range_seconds = 60;
+  std::pair<stop_departures_query, stop_departures> short_entry{narrow, stored};
+  std::vector<char> short_blob;
+  caf::binary_serializer short_sink{static_cast<caf::execution_unit*>(nullptr),
+                                    short_blob};
+  REQUIRE_FALSE(short_sink(short_entry));
+  db->values[shared_cache_key("t:", "timetable", "departures", cache_key(q4))]
+    = std::string{short_blob.begin(), short_blob.end()};
+  self->send(a, q4);
+  sched.run();
+  self->receive([&](stop_departures& d) { got = d; });
+  CHECK(*calls == 2);
+  CHECK(got.fetched_ms == 1002);
+
   // Redis down: each replica fetches for itself (fail-open).
   db->down = true;
   auto q3 = q;
@@ -395,7 +415,7 @@ TEST_CASE_METHOD(test::deterministic_fixture,
   self->send(b, q3);
   sched.run();
   self->receive([&](stop_departures&) {});
-  CHECK(*calls == 3);
+  CHECK(*calls == 4);
 }
 
 // -- the scripts on a real Redis ---------------------------------------------------

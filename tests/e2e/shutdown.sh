@@ -15,26 +15,17 @@ cleanup() {
 }
 trap cleanup EXIT
 
-wait_for_port() { # log-file pattern
-  for _ in $(seq 1 100); do
-    local port
-    port=$(sed -n "s|.*$2\([0-9][0-9]*\).*|\1|p" "$1" | head -1)
-    if [ -n "$port" ]; then echo "$port"; return 0; fi
-    sleep 0.1
-  done
-  cat "$1" >&2
-  return 1
-}
+source "$(dirname "$0")/lib.sh"
 
 "$mock" --port 0 >"$work/mock.log" 2>&1 &
 mock_pid=$!
-mock_port=$(wait_for_port "$work/mock.log" "http://127.0.0.1:")
+mock_port=$(log_port "$work/mock.log" "http://127.0.0.1:")
 "$daemon" --port 0 --data-dir "$work/data" --shutdown-grace-ms 5000 \
   --digitransit-routing-url "http://127.0.0.1:$mock_port/routing/v2/hsl/gtfs/v1" \
   --digitransit-geocoding-url "http://127.0.0.1:$mock_port/geocoding/v1" \
   >"$work/daemon.log" 2>&1 &
 daemon_pid=$!
-port=$(wait_for_port "$work/daemon.log" "listening on http://127.0.0.1:")
+port=$(log_port "$work/daemon.log" "listening on http://127.0.0.1:")
 url="http://127.0.0.1:$port/mcp"
 
 post() { # session body

@@ -67,14 +67,6 @@ int run(const std::vector<std::string>& argv, const std::string& log,
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-void end(pid_t& pid, int signal) {
-  if (pid <= 0)
-    return;
-  kill(pid, signal);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  pid = -1;
-}
 
 } // namespace
 
@@ -155,16 +147,47 @@ bool wait_for_port(int port, int ms) {
   return false;
 }
 
+server_process::server_process(const char* what)
+  : dir_(make_temp_dir(what)) {
+}
+
+server_process::~server_process() {
+  end(SIGKILL);
+  std::error_code ec;
+  fs::remove_all(dir_, ec);
+}
+
+void server_process::launch(const std::vector<std::string>& argv,
+                            const std::string& log, int wait_ms, uid_t uid,
+                            gid_t gid) {
+  if (pid_ > 0)
+    return;
+  pid_ = spawn(argv, dir_ + "/" + log, uid, gid);
+  if (!wait_for_port(port_, wait_ms)) {
+    end(SIGKILL);
+    throw std::runtime_error(argv.front() + " did not start; see " + dir_
+                             + "/" + log);
+  }
+}
+
+void server_process::end(int signal) {
+  if (pid_ <= 0)
+    return;
+  kill(pid_, signal);
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+}
+
 // -- Redis ------------------------------------------------------------------------
 
-redis_server::redis_server() : dir_(make_temp_dir("redis")) {
+redis_server::redis_server() : server_process("redis") {
+  port_ = free_port();
   start();
 }
 
 redis_server::~redis_server() {
   stop();
-  std::error_code ec;
-  fs::remove_all(dir_, ec);
 }
 
 std::string redis_server::url() const {
@@ -172,28 +195,19 @@ std::string redis_server::url() const {
 }
 
 void redis_server::start() {
-  if (pid_ > 0)
-    return;
-  if (port_ == 0)
-    port_ = free_port();
-  pid_ = spawn({find_server_binary("redis-server"), "--port",
-                std::to_string(port_), "--bind", "127.0.0.1", "--save", "",
-                "--appendonly", "no", "--dir", dir_},
-               dir_ + "/redis.log");
-  if (!wait_for_port(port_, 10000)) {
-    end(pid_, SIGKILL);
-    throw std::runtime_error("redis-server did not start; see " + dir_
-                             + "/redis.log");
-  }
+  launch({find_server_binary("redis-server"), "--port", std::to_string(port_),
+          "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir",
+          dir_},
+         "redis.log", 10000);
 }
 
 void redis_server::stop() {
-  end(pid_, SIGTERM);
+  end(SIGTERM);
 }
 
 // -- PostgreSQL ---------------------------------------------------------------------
 
-postgres_server::postgres_server() : dir_(make_temp_dir("postgres")) {
+postgres_server::postgres_server() : server_process("postgres") {
   // initdb and postgres refuse root: run them as PostgreSQL's own user
   // (Debian's package makes one), or nobody.
   if (geteuid() == 0) {
@@ -213,13 +227,12 @@ postgres_server::postgres_server() : dir_(make_temp_dir("postgres")) {
                     dir_ + "/initdb.log", uid_, gid_);
   if (status != 0)
     throw std::runtime_error("initdb failed; see " + dir_ + "/initdb.log");
+  port_ = free_port();
   start();
 }
 
 postgres_server::~postgres_server() {
   stop();
-  std::error_code ec;
-  fs::remove_all(dir_, ec);
 }
 
 std::string postgres_server::url() const {
@@ -228,24 +241,15 @@ std::string postgres_server::url() const {
 }
 
 void postgres_server::start() {
-  if (pid_ > 0)
-    return;
-  if (port_ == 0)
-    port_ = free_port();
-  pid_ = spawn({find_server_binary("postgres"), "-D", dir_ + "/data", "-p",
-                std::to_string(port_), "-k", dir_, "-c",
-                "listen_addresses=127.0.0.1"},
-               dir_ + "/postgres.log", uid_, gid_);
-  if (!wait_for_port(port_, 20000)) {
-    end(pid_, SIGKILL);
-    throw std::runtime_error("postgres did not start; see " + dir_
-                             + "/postgres.log");
-  }
+  launch({find_server_binary("postgres"), "-D", dir_ + "/data", "-p",
+          std::to_string(port_), "-k", dir_, "-c",
+          "listen_addresses=127.0.0.1"},
+         "postgres.log", 20000, uid_, gid_);
 }
 
 void postgres_server::stop() {
   // SIGINT: PostgreSQL's fast shutdown (every connection cut).
-  end(pid_, SIGINT);
+  end(SIGINT);
 }
 
 } // namespace transitd::test

@@ -6,6 +6,7 @@
 // it fails instead, because .ci/run installs them.
 
 #include <string>
+#include <vector>
 #include <sys/types.h>
 
 namespace transitd::test {
@@ -24,40 +25,49 @@ bool server_available(const std::string& binary, const char* package);
 /// Waits until 127.0.0.1:`port` accepts connections (at most `ms`).
 bool wait_for_port(int port, int ms);
 
-class redis_server {
+/// A server process of a test: its temporary directory (removed at the
+/// end), its port on 127.0.0.1 (kept across restarts) and its pid.
+class server_process {
 public:
-  redis_server();
-  ~redis_server();
-  redis_server(const redis_server&) = delete;
-  redis_server& operator=(const redis_server&) = delete;
+  explicit server_process(const char* what);
+  ~server_process();
+  server_process(const server_process&) = delete;
+  server_process& operator=(const server_process&) = delete;
 
-  /// Started and answering.
+  /// Started and listening.
   bool running() const {
     return pid_ > 0;
   }
-  std::string url() const;
   int port() const {
     return port_;
   }
-  void stop();
-  void start();
 
-private:
+protected:
+  /// Starts `argv` (as `uid`/`gid` when non-zero), output to DIR/LOG, and
+  /// waits until the port listens; throws naming the log when it does not.
+  void launch(const std::vector<std::string>& argv, const std::string& log,
+              int wait_ms, uid_t uid = 0, gid_t gid = 0);
+  /// Sends `signal` and waits for the process to end.
+  void end(int signal);
+
   std::string dir_;
   int port_ = 0;
   pid_t pid_ = -1;
 };
 
-class postgres_server {
+class redis_server : public server_process {
+public:
+  redis_server();
+  ~redis_server();
+  std::string url() const;
+  void stop();
+  void start();
+};
+
+class postgres_server : public server_process {
 public:
   postgres_server();
   ~postgres_server();
-  postgres_server(const postgres_server&) = delete;
-  postgres_server& operator=(const postgres_server&) = delete;
-
-  bool running() const {
-    return pid_ > 0;
-  }
   /// postgresql://postgres@127.0.0.1:PORT/postgres (trust on loopback).
   std::string url() const;
   /// A fast shutdown (connections cut), as a restart or failover does.
@@ -65,9 +75,6 @@ public:
   void start();
 
 private:
-  std::string dir_;
-  int port_ = 0;
-  pid_t pid_ = -1;
   uid_t uid_ = 0;
   gid_t gid_ = 0;
 };
