@@ -22,7 +22,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 bench=$build/bench/transitd-gtfs-bench
-[ -x "$bench" ] || cmake --build "$build" -j2 --target transitd-gtfs-bench
+source "$root/bench/lib.sh"
+bench_build "$build" transitd-gtfs-bench transitd
 
 echo "## NYC subway (tests/fixtures), $queries queries on Wednesday 2026-10-14"
 "$bench" --queries "$queries" --date 2026-10-14 \

@@ -17,7 +17,8 @@ while [ $# -gt 0 ]; do
 done
 command -v redis-server >/dev/null || { echo "redis-server is not installed: bash scripts/install-deps.sh" >&2; exit 1; }
 bench=$build/bench/transitd-shared-bench
-[ -x "$bench" ] || cmake --build "$build" -j2 --target transitd-shared-bench
+source "$root/bench/lib.sh"
+bench_build "$build" transitd-shared-bench
 work=$(mktemp -d)
 port=$((20000 + RANDOM % 12000))
 redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no \

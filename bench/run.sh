@@ -51,6 +51,8 @@ listening_port() { # pid -> the TCP port it listens on
 
 # Each upstream connection holds a mock thread while it is kept alive; the
 # uncached daemon alone may keep 256 per upstream (its --http-workers).
+source "$root/bench/lib.sh"
+bench_build "$build" transitd transit-mock-upstream transitd-floor transitd-openloop
 "$build/transit-mock-upstream" --port 0 --threads 1024 >"$tmp/mock.out" 2>/dev/null &
 mock_pid=$!; pids+=("$mock_pid")
 mock_port=$(listening_port "$mock_pid")

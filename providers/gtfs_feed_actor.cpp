@@ -453,6 +453,29 @@ std::optional<failure> no_realtime(feed_pointer self) {
                         + "=URL (vehicle positions, alerts)");
 }
 
+/// Answers from the current timetable and its realtime layer on the
+/// engine's clock: `answer(timetable, layer)` gives the outcome, and the
+/// layer's warnings (a stale source) go into it. With `needs_realtime`, a
+/// feed without --gtfs-rt sources says so first.
+template <class Result, class Answer>
+caf::result<Result> with_realtime(feed_pointer self, bool needs_realtime,
+                                  Answer answer) {
+  auto tt = self->state.slot->current();
+  if (!tt)
+    return not_loaded(*self->state.slot);
+  if (needs_realtime)
+    if (auto missing = no_realtime(self))
+      return to_error(*missing);
+  const auto& o = self->state.options;
+  auto rt = self->state.slot->realtime_for(
+    *tt, (now_ms() + o.clock_offset_ms) / 1000, o.realtime_max_age_s);
+  outcome<Result> result = answer(*tt, rt.layer.get());
+  if (!result)
+    return to_error(result.error());
+  result->warnings = std::move(rt.warnings);
+  return std::move(*result);
+}
+
 /// Runs load_feed on a thread of its own (off the scheduler: the loader
 /// touches only the slot), unless one is still running.
 void start_loader(feed_pointer self) {
@@ -513,20 +536,15 @@ feed_actor::behavior_type feed(feed_pointer self, gtfs_feed_options options,
 
 feed_actor::behavior_type feed_behavior(feed_pointer self) {
   return {
-    [self](stop_departures_query& q) -> caf::result<stop_departures> {
-      auto tt = self->state.slot->current();
-      if (!tt)
-        return not_loaded(*self->state.slot);
-      if (auto outside = gtfs::outside_service(*tt, q.start_time))
-        return to_error(*outside);
-      const auto& o = self->state.options;
-      auto rt = self->state.slot->realtime_for(
-        *tt, (now_ms() + o.clock_offset_ms) / 1000, o.realtime_max_age_s);
-      auto answer = gtfs::departures_at(*tt, q, rt.layer.get());
-      if (!answer)
-        return to_error(answer.error());
-      answer->warnings = std::move(rt.warnings);
-      return std::move(*answer);
+    [self](stop_departures_query& q) {
+      return with_realtime<stop_departures>(
+        self, false,
+        [&q](const gtfs::timetable& tt, const gtfs::realtime_layer* layer)
+          -> outcome<stop_departures> {
+          if (auto outside = gtfs::outside_service(tt, q.start_time))
+            return *outside;
+          return gtfs::departures_at(tt, q, layer);
+        });
     },
     [self](nearby_stops_query& q) -> caf::result<nearby_stops> {
       auto tt = self->state.slot->current();
@@ -553,35 +571,19 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
         return not_loaded(*self->state.slot);
       return gtfs::match_stop_names(*tt, q);
     },
-    [self](vehicles_query& q) -> caf::result<vehicle_list> {
-      auto tt = self->state.slot->current();
-      if (!tt)
-        return not_loaded(*self->state.slot);
-      if (auto missing = no_realtime(self))
-        return to_error(*missing);
-      const auto& o = self->state.options;
-      auto rt = self->state.slot->realtime_for(
-        *tt, (now_ms() + o.clock_offset_ms) / 1000, o.realtime_max_age_s);
-      auto answer = gtfs::vehicles_of(*tt, rt.layer.get(), q);
-      if (!answer)
-        return to_error(answer.error());
-      answer->warnings = std::move(rt.warnings);
-      return std::move(*answer);
+    [self](vehicles_query& q) {
+      return with_realtime<vehicle_list>(
+        self, true,
+        [&q](const gtfs::timetable& tt, const gtfs::realtime_layer* layer) {
+          return gtfs::vehicles_of(tt, layer, q);
+        });
     },
-    [self](alerts_query& q) -> caf::result<alert_list> {
-      auto tt = self->state.slot->current();
-      if (!tt)
-        return not_loaded(*self->state.slot);
-      if (auto missing = no_realtime(self))
-        return to_error(*missing);
-      const auto& o = self->state.options;
-      auto rt = self->state.slot->realtime_for(
-        *tt, (now_ms() + o.clock_offset_ms) / 1000, o.realtime_max_age_s);
-      auto answer = gtfs::alerts_of(*tt, rt.layer.get(), q);
-      if (!answer)
-        return to_error(answer.error());
-      answer->warnings = std::move(rt.warnings);
-      return std::move(*answer);
+    [self](alerts_query& q) {
+      return with_realtime<alert_list>(
+        self, true,
+        [&q](const gtfs::timetable& tt, const gtfs::realtime_layer* layer) {
+          return gtfs::alerts_of(tt, layer, q);
+        });
     },
     [self](get_counters) {
       auto status = self->state.slot->status();

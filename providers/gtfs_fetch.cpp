@@ -24,11 +24,6 @@ std::string feed_copy_path(const std::string& directory,
 
 namespace {
 
-struct validators {
-  std::string etag;
-  std::string last_modified;
-};
-
 validators read_validators(const std::string& path) {
   validators v;
   std::ifstream in{path + ".validators"};
@@ -47,33 +42,27 @@ failure fetch_failure(const std::string& url, const std::string& what) {
 
 } // namespace
 
-outcome<fetch_outcome> fetch_feed(const std::string& url,
-                                  const std::string& path,
-                                  const fetch_options& options) {
-  std::error_code exists_error;
-  bool have_copy = std::filesystem::exists(path, exists_error);
-  auto known = have_copy ? read_validators(path) : validators{};
+outcome<conditional_reply>
+conditional_get(const std::string& url, const validators& known,
+                const fetch_options& options,
+                const std::function<bool()>& open,
+                const std::function<bool(const char*, std::size_t)>& sink) {
   httplib::Headers headers;
   if (!known.etag.empty())
     headers.emplace("If-None-Match", known.etag);
   if (!known.last_modified.empty())
     headers.emplace("If-Modified-Since", known.last_modified);
-  auto partial = path + ".part";
-  auto discard = [&] {
-    std::error_code ignored;
-    std::filesystem::remove(partial, ignored);
+  auto failed = [](std::string what) {
+    return make_failure(ec::data_not_available, std::move(what));
   };
-  // Redirects are followed here, not by cpp-httplib, which would take a
-  // 304 for one.
   std::string current = url;
   for (int hop = 0; hop < 5; ++hop) {
     auto where = split_url(current);
     if (!where)
-      return fetch_failure(url, where.error().message);
+      return failed(where.error().message);
     httplib::Client client{where->origin};
     client.set_connection_timeout(options.connect_timeout_s, 0);
     client.set_read_timeout(options.read_timeout_s, 0);
-    std::ofstream out;
     int64_t received = 0;
     bool too_big = false;
     int status = 0;
@@ -81,11 +70,7 @@ outcome<fetch_outcome> fetch_feed(const std::string& url,
       where->path, headers,
       [&](const httplib::Response& response) {
         status = response.status;
-        if (status == 200) {
-          out.open(partial, std::ios::binary | std::ios::trunc);
-          return static_cast<bool>(out);
-        }
-        return true;
+        return status != 200 || open();
       },
       [&](const char* data, std::size_t length) {
         if (status != 200)
@@ -95,20 +80,13 @@ outcome<fetch_outcome> fetch_feed(const std::string& url,
           too_big = true;
           return false;
         }
-        out.write(data, static_cast<std::streamsize>(length));
-        return static_cast<bool>(out);
+        return sink(data, length);
       });
-    out.close();
-    if (too_big) {
-      discard();
-      return fetch_failure(url, "larger than "
-                                  + std::to_string(options.max_bytes >> 20)
-                                  + " MiB");
-    }
-    if (!result) {
-      discard();
-      return fetch_failure(url, httplib::to_string(result.error()));
-    }
+    if (too_big)
+      return failed("larger than " + std::to_string(options.max_bytes >> 20)
+                    + " MiB");
+    if (!result)
+      return failed(httplib::to_string(result.error()));
     auto code = result->status;
     if ((code == 301 || code == 302 || code == 303 || code == 307
          || code == 308)
@@ -117,34 +95,71 @@ outcome<fetch_outcome> fetch_feed(const std::string& url,
       current = next.rfind('/', 0) == 0 ? where->origin + next : next;
       continue;
     }
-    if (code == 304 && have_copy)
-      return fetch_outcome::unchanged;
-    if (code != 200) {
-      discard();
-      return fetch_failure(url, "HTTP status " + std::to_string(code));
-    }
-    // A download that is not a zip must not replace a good copy.
-    {
-      int zip_error = 0;
-      auto* archive = zip_open(partial.c_str(), ZIP_RDONLY, &zip_error);
-      if (archive == nullptr) {
-        discard();
-        return fetch_failure(url, "the download is not a zip archive");
-      }
-      zip_discard(archive);
-    }
-    std::error_code ec;
-    std::filesystem::rename(partial, path, ec);
-    if (ec) {
-      discard();
-      return fetch_failure(url, "cannot write " + path + ": " + ec.message());
-    }
-    std::ofstream meta{path + ".validators", std::ios::trunc};
-    meta << result->get_header_value("ETag") << "\n"
-         << result->get_header_value("Last-Modified") << "\n";
-    return fetch_outcome::downloaded;
+    if (code != 200 && code != 304)
+      return failed("HTTP status " + std::to_string(code));
+    conditional_reply reply;
+    reply.status = code;
+    reply.cache_control = result->get_header_value("Cache-Control");
+    if (code == 200)
+      reply.fresh = {result->get_header_value("ETag"),
+                     result->get_header_value("Last-Modified")};
+    return reply;
   }
-  return fetch_failure(url, "more than 5 redirects");
+  return failed("more than 5 redirects");
+}
+
+outcome<fetch_outcome> fetch_feed(const std::string& url,
+                                  const std::string& path,
+                                  const fetch_options& options) {
+  std::error_code exists_error;
+  bool have_copy = std::filesystem::exists(path, exists_error);
+  auto known = have_copy ? read_validators(path) : validators{};
+  auto partial = path + ".part";
+  auto discard = [&] {
+    std::error_code ignored;
+    std::filesystem::remove(partial, ignored);
+  };
+  std::ofstream out;
+  auto reply = conditional_get(
+    url, known, options,
+    [&] {
+      out.close();
+      out.open(partial, std::ios::binary | std::ios::trunc);
+      return static_cast<bool>(out);
+    },
+    [&](const char* data, std::size_t length) {
+      out.write(data, static_cast<std::streamsize>(length));
+      return static_cast<bool>(out);
+    });
+  out.close();
+  if (!reply) {
+    discard();
+    return fetch_failure(url, reply.error().message);
+  }
+  if (reply->status == 304) {
+    if (have_copy)
+      return fetch_outcome::unchanged;
+    return fetch_failure(url, "HTTP status 304 without a copy held");
+  }
+  // A download that is not a zip must not replace a good copy.
+  {
+    int zip_error = 0;
+    auto* archive = zip_open(partial.c_str(), ZIP_RDONLY, &zip_error);
+    if (archive == nullptr) {
+      discard();
+      return fetch_failure(url, "the download is not a zip archive");
+    }
+    zip_discard(archive);
+  }
+  std::error_code ec;
+  std::filesystem::rename(partial, path, ec);
+  if (ec) {
+    discard();
+    return fetch_failure(url, "cannot write " + path + ": " + ec.message());
+  }
+  std::ofstream meta{path + ".validators", std::ios::trunc};
+  meta << reply->fresh.etag << "\n" << reply->fresh.last_modified << "\n";
+  return fetch_outcome::downloaded;
 }
 
 } // namespace transitd::gtfs

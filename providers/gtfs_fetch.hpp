@@ -5,6 +5,8 @@
 // download leaves the last good copy in place.
 
 #include <cstdint>
+#include <cstddef>
+#include <functional>
 #include <string>
 
 #include "messages/error.hpp"
@@ -25,6 +27,33 @@ enum class fetch_outcome : uint8_t {
   /// The server said 304: the file is current.
   unchanged,
 };
+
+/// The validators of a copy held (sent as If-None-Match and
+/// If-Modified-Since) or of the one just fetched.
+struct validators {
+  std::string etag;
+  std::string last_modified;
+};
+
+/// What a conditional GET ended with: 200 (the body went to the sink) or
+/// 304 (nothing changed), the new validators (200) and Cache-Control.
+struct conditional_reply {
+  int status = 0;
+  validators fresh;
+  std::string cache_control;
+};
+
+/// GETs `url` with the validators `known`, following up to 5 redirects
+/// itself (cpp-httplib would take a 304 for one). A 200's body goes to
+/// `open` (called once per 200, before the body: false refuses) and `sink`
+/// (false stops), at most `options.max_bytes`. Any status but 200 and 304
+/// fails, as does a network error or a larger body; the failure's message
+/// says what happened, without the URL.
+outcome<conditional_reply>
+conditional_get(const std::string& url, const validators& known,
+                const fetch_options& options,
+                const std::function<bool()>& open,
+                const std::function<bool(const char*, std::size_t)>& sink);
 
 /// Fetches `url` into `path` (written beside and renamed, so readers never
 /// see half a file); `path + ".validators"` keeps ETag and Last-Modified.

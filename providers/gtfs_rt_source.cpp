@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "net/url.hpp"
+#include "providers/gtfs_fetch.hpp"
 
 namespace transitd::gtfs_rt {
 
@@ -218,70 +219,30 @@ bool source::read_file(std::string& body, std::string& error) {
 }
 
 bool source::fetch_url(std::string& body, std::string& error) {
-  httplib::Headers headers;
-  if (!etag_.empty())
-    headers.emplace("If-None-Match", etag_);
-  if (!last_modified_.empty())
-    headers.emplace("If-Modified-Since", last_modified_);
-  std::string current = location_;
-  for (int hop = 0; hop < 5; ++hop) {
-    auto where = split_url(current);
-    if (!where) {
-      error = where.error().message;
-      return false;
-    }
-    httplib::Client client{where->origin};
-    client.set_connection_timeout(options_.connect_timeout_s, 0);
-    client.set_read_timeout(options_.read_timeout_s, 0);
-    body.clear();
-    bool too_big = false;
-    int status = 0;
-    auto result = client.Get(
-      where->path, headers,
-      [&](const httplib::Response& response) {
-        status = response.status;
-        return true;
-      },
-      [&](const char* data, std::size_t length) {
-        if (status != 200)
-          return true;
-        if (body.size() + length > options_.max_bytes) {
-          too_big = true;
-          return false;
-        }
-        body.append(data, length);
-        return true;
-      });
-    if (too_big) {
-      error = "the message is larger than "
-              + std::to_string(options_.max_bytes >> 20) + " MiB";
-      return false;
-    }
-    if (!result) {
-      error = httplib::to_string(result.error());
-      return false;
-    }
-    auto code = result->status;
-    if ((code == 301 || code == 302 || code == 303 || code == 307
-         || code == 308)
-        && result->has_header("Location")) {
-      auto next = result->get_header_value("Location");
-      current = next.rfind('/', 0) == 0 ? where->origin + next : next;
-      continue;
-    }
-    max_age_s_ = cache_max_age(result->get_header_value("Cache-Control"));
-    if (code == 304)
-      return false;
-    if (code != 200) {
-      error = "HTTP status " + std::to_string(code);
-      return false;
-    }
-    etag_ = result->get_header_value("ETag");
-    last_modified_ = result->get_header_value("Last-Modified");
-    return true;
+  gtfs::fetch_options limits;
+  limits.connect_timeout_s = options_.connect_timeout_s;
+  limits.read_timeout_s = options_.read_timeout_s;
+  limits.max_bytes = static_cast<int64_t>(options_.max_bytes);
+  auto reply = gtfs::conditional_get(
+    location_, {etag_, last_modified_}, limits,
+    [&] {
+      body.clear();
+      return true;
+    },
+    [&](const char* data, std::size_t length) {
+      body.append(data, length);
+      return true;
+    });
+  if (!reply) {
+    error = reply.error().message;
+    return false;
   }
-  error = "more than 5 redirects";
-  return false;
+  max_age_s_ = cache_max_age(reply->cache_control);
+  if (reply->status == 304)
+    return false;
+  etag_ = reply->fresh.etag;
+  last_modified_ = reply->fresh.last_modified;
+  return true;
 }
 
 } // namespace transitd::gtfs_rt
