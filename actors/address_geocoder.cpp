@@ -1,4 +1,4 @@
-#include "actors/address_geocoder.hpp"
+#include "transitd/actors/address_geocoder.hpp"
 
 #include <chrono>
 
@@ -6,7 +6,7 @@
 #include <caf/typed_event_based_actor.hpp>
 #include <spdlog/spdlog.h>
 
-#include "actors/geocode_rules.hpp"
+#include "transitd/actors/geocode_rules.hpp"
 
 namespace transitd {
 

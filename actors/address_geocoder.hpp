@@ -1,8 +1,8 @@
 #pragma once
 // ADDRESS_GEOCODER: the geocode_address tool actor.
 
-#include "messages/interfaces.hpp"
-#include "actors/tool_support.hpp"
+#include "transitd/messages/interfaces.hpp"
+#include "transitd/actors/tool_support.hpp"
 
 namespace transitd {
 

@@ -1,4 +1,4 @@
-#include "actors/departures_board.hpp"
+#include "transitd/actors/departures_board.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -7,8 +7,8 @@
 #include <caf/typed_event_based_actor.hpp>
 #include <spdlog/spdlog.h>
 
-#include "actors/departures_rules.hpp"
-#include "messages/time.hpp"
+#include "transitd/actors/departures_rules.hpp"
+#include "transitd/messages/time.hpp"
 
 namespace transitd {
 

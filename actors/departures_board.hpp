@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "messages/interfaces.hpp"
-#include "actors/tool_support.hpp"
+#include "transitd/messages/interfaces.hpp"
+#include "transitd/actors/tool_support.hpp"
 
 namespace transitd {
 

@@ -1,9 +1,9 @@
-#include "actors/departures_rules.hpp"
+#include "transitd/actors/departures_rules.hpp"
 
 #include <algorithm>
 #include <string>
 
-#include "messages/time.hpp"
+#include "transitd/messages/time.hpp"
 
 namespace transitd {
 

@@ -7,8 +7,8 @@
 #include <optional>
 #include <vector>
 
-#include "messages/departures.hpp"
-#include "messages/error.hpp"
+#include "transitd/messages/departures.hpp"
+#include "transitd/messages/error.hpp"
 
 namespace transitd {
 

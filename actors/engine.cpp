@@ -1,4 +1,4 @@
-#include "actors/engine.hpp"
+#include "transitd/actors/engine.hpp"
 
 #include <stdexcept>
 
@@ -8,14 +8,15 @@
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
-#include "actors/address_geocoder.hpp"
-#include "actors/departures_board.hpp"
-#include "actors/london_journeys.hpp"
-#include "actors/stop_finder.hpp"
-#include "actors/realtime_tools.hpp"
-#include "actors/tool_router.hpp"
-#include "actors/trip_planner.hpp"
-#include "providers/tfl_demo_station_data.hpp"
+#include "transitd/actors/address_geocoder.hpp"
+#include "transitd/actors/departures_board.hpp"
+#include "transitd/actors/london_journeys.hpp"
+#include "transitd/actors/stop_finder.hpp"
+#include "transitd/actors/realtime_tools.hpp"
+#include "transitd/actors/tool_router.hpp"
+#include "transitd/actors/trip_planner.hpp"
+#include "transitd/messages/time.hpp"
+#include "transitd/providers/tfl_demo_station_data.hpp"
 
 namespace transitd {
 
@@ -34,6 +35,19 @@ std::vector<rate_limit> limits_of(const engine_config& config) {
                       true});
   }
   return limits;
+}
+
+/// planJourney's provider when the engine has no TfL: every query is told
+/// so (no gate, no upstream, nothing logged at start).
+london_journey_actor::behavior_type no_london_journeys() {
+  return {
+    [](const journey_plan_request&) -> caf::result<journey_plan_reply> {
+      return make_error(ec::data_not_available,
+                        "London journeys are not configured here",
+                        "give engine_config::tfl.url (TfL's Unified API) or "
+                        "a providers.london_journeys factory");
+    },
+  };
 }
 
 /// `choice` when set, else `fallback`.
@@ -123,15 +137,27 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
     else if (!chosen.timetable && !chosen.journey_planner)
       result.realtime = defaults.realtime(providers);
   }
-  result.tfl_journey = make_provider(chosen.london_journeys,
-                                     defaults.london_journeys, providers);
+  // Providers run only when configured: without a TfL URL (or a provider
+  // of its own) London journeys answer that they are not served.
+  if (chosen.london_journeys || !config.tfl.url.empty())
+    result.tfl_journey = make_provider(chosen.london_journeys,
+                                       defaults.london_journeys, providers);
+  else
+    result.tfl_journey = system.spawn(no_london_journeys);
   // Feeds: FEED actors behind a PROVIDER_SWITCH that the tools ask.
   timetable_actor timetable = result.timetable;
   journey_planner_actor journey_planner = result.journey_planner;
   geocoding_actor geocoding = result.geocoding;
   if (!config.feeds.empty()) {
     std::vector<provider_entry> entries;
-    for (const auto& options : config.feeds) {
+    for (auto options : config.feeds) {
+      // One clock for the whole engine: the feeds' realtime ages and the
+      // window of service days they keep (from a week before its today,
+      // unless the feed's options name a day).
+      options.clock_offset_ms = config.clock_offset_ms;
+      if (options.load.anchor_day == 0)
+        options.load.anchor_day = static_cast<int32_t>(
+          (now_ms() + config.clock_offset_ms) / 86'400'000 - 7);
       auto slot = std::make_shared<feed_slot>(options.name);
       auto handle = spawn_gtfs_feed(system, options, slot);
       result.feeds.push_back(handle);
@@ -144,14 +170,15 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
              return std::nullopt;
            return current->area;
          },
-         handle, handle, handle, handle});
+         [slot] { return slot->unavailable(); }, handle, handle, handle,
+         handle});
     }
     if (digitransit) {
       provider_entry hsl{"Digitransit", "",
                          [area = config.plan_region] {
                            return std::optional<region>{area};
                          },
-                         result.timetable, result.journey_planner,
+                         {}, result.timetable, result.journey_planner,
                          result.geocoding, result.realtime};
       if (config.feeds_first)
         entries.push_back(std::move(hsl));
@@ -225,7 +252,7 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   result.trip_planner = system.spawn(trip_planner, journey_planner,
                                      result.variable_store, planner);
   auto toilets = config.station_toilets;
-  if (!toilets.reader) {
+  if (!toilets.reader && config.demo_station_data) {
     toilets.reader = demo_station_data_reader();
     toilets.source = "the built-in demo set";
     toilets.tool.standing_warnings.push_back(

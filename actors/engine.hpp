@@ -17,20 +17,20 @@
 
 #include <caf/fwd.hpp>
 
-#include "messages/interfaces.hpp"
-#include "actors/provider_cache.hpp"
-#include "actors/provider_switch.hpp"
-#include "actors/rate_limiter.hpp"
-#include "actors/shared_state.hpp"
-#include "actors/tool_router.hpp"
-#include "actors/upstream_gate.hpp"
-#include "actors/station_toilets.hpp"
-#include "actors/trip_rules.hpp"
-#include "actors/variable_store.hpp"
-#include "providers/digitransit_geocoding_actor.hpp"
-#include "providers/digitransit_routing_actor.hpp"
-#include "providers/gtfs_feed_actor.hpp"
-#include "providers/tfl_journey_actor.hpp"
+#include "transitd/messages/interfaces.hpp"
+#include "transitd/actors/provider_cache.hpp"
+#include "transitd/actors/provider_switch.hpp"
+#include "transitd/actors/rate_limiter.hpp"
+#include "transitd/actors/shared_state.hpp"
+#include "transitd/actors/tool_router.hpp"
+#include "transitd/actors/upstream_gate.hpp"
+#include "transitd/actors/station_toilets.hpp"
+#include "transitd/actors/trip_rules.hpp"
+#include "transitd/actors/variable_store.hpp"
+#include "transitd/providers/digitransit_geocoding_actor.hpp"
+#include "transitd/providers/digitransit_routing_actor.hpp"
+#include "transitd/providers/gtfs_feed_actor.hpp"
+#include "transitd/providers/tfl_journey_actor.hpp"
 
 namespace transitd {
 
@@ -103,12 +103,17 @@ struct engine_config {
   upstream_gate_options upstream;
   /// TTLs and bounds of the provider caches (the name is set per cache).
   provider_cache_options cache;
-  /// planJourney's upstream.
+  /// planJourney's upstream; without a URL (and no providers.
+  /// london_journeys) planJourney answers data-not-available.
   tfl_journey_options tfl;
   /// The TfL upstream is the embedded mock (D18: "demo-data").
   bool demo_tfl = false;
-  /// stationToilets: where its data comes from (default: the demo set).
+  /// stationToilets: where its data comes from. Without a reader the tool
+  /// answers data-not-available, unless `demo_station_data`.
   station_toilets_options station_toilets;
+  /// stationToilets answers from the built-in demo set when it has no
+  /// reader (D18: "demo-data").
+  bool demo_station_data = false;
   /// plan_trip's service area (D15).
   region plan_region;
   /// D12: relaxed plan query in parallel with the primary (true) or only
@@ -135,8 +140,10 @@ struct engine_config {
   /// Inbound per-tool limits shared by the replicas too (default: each
   /// replica keeps its own).
   bool shared_tool_limits = false;
-  /// Results are computed for the system clock plus this (--clock), and
-  /// every transit tool's reply carries the warning `simulated-time`.
+  /// The engine's clock: the system clock plus this. Results are computed
+  /// for it (the feeds' realtime ages included: it overrides their own
+  /// `clock_offset_ms`), and every transit tool's reply carries the
+  /// warning `simulated-time`.
   int64_t clock_offset_ms = 0;
 };
 

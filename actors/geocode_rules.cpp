@@ -1,9 +1,9 @@
-#include "actors/geocode_rules.hpp"
+#include "transitd/actors/geocode_rules.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "actors/stops_rules.hpp"
+#include "transitd/actors/stops_rules.hpp"
 
 namespace transitd {
 

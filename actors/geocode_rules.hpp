@@ -3,8 +3,8 @@
 
 #include <optional>
 
-#include "messages/error.hpp"
-#include "messages/geocoding.hpp"
+#include "transitd/messages/error.hpp"
+#include "transitd/messages/geocoding.hpp"
 
 namespace transitd {
 

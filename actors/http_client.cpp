@@ -1,4 +1,4 @@
-#include "actors/http_client.hpp"
+#include "transitd/actors/http_client.hpp"
 
 #include <chrono>
 #include <memory>
@@ -11,7 +11,7 @@
 #include <httplib.h>
 #include <spdlog/spdlog.h>
 
-#include "messages/time.hpp"
+#include "transitd/messages/time.hpp"
 
 namespace transitd {
 

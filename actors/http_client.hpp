@@ -13,7 +13,7 @@
 
 #include <caf/fwd.hpp>
 
-#include "messages/interfaces.hpp"
+#include "transitd/messages/interfaces.hpp"
 
 namespace httplib {
 class Client;

@@ -1,12 +1,12 @@
-#include "actors/london_journeys.hpp"
+#include "transitd/actors/london_journeys.hpp"
 
 #include <chrono>
 
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
-#include "actors/london_rules.hpp"
-#include "messages/time.hpp"
+#include "transitd/actors/london_rules.hpp"
+#include "transitd/messages/time.hpp"
 
 namespace transitd {
 

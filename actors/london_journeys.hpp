@@ -2,8 +2,8 @@
 // LONDON_JOURNEYS: the planJourney tool actor (validation; its TPS limit
 // is RATE_LIMITER's "tool:planJourney") in front of TFL_JOURNEY.
 
-#include "messages/interfaces.hpp"
-#include "actors/tool_support.hpp"
+#include "transitd/messages/interfaces.hpp"
+#include "transitd/actors/tool_support.hpp"
 
 namespace transitd {
 

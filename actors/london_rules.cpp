@@ -1,4 +1,4 @@
-#include "actors/london_rules.hpp"
+#include "transitd/actors/london_rules.hpp"
 
 #include <algorithm>
 #include <cmath>

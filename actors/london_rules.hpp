@@ -5,8 +5,8 @@
 #include <string_view>
 #include <vector>
 
-#include "messages/london.hpp"
-#include "providers/tfl_station_data.hpp"
+#include "transitd/messages/london.hpp"
+#include "transitd/providers/tfl_station_data.hpp"
 
 namespace transitd {
 

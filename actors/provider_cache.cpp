@@ -1,4 +1,4 @@
-#include "actors/provider_cache.hpp"
+#include "transitd/actors/provider_cache.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -13,10 +13,10 @@
 #include <caf/typed_event_based_actor.hpp>
 #include <caf/typed_response_promise.hpp>
 
-#include "actors/rate_limiter.hpp"
-#include "actors/tool_support.hpp"
-#include "messages/time.hpp"
-#include "util/ids.hpp"
+#include "transitd/actors/rate_limiter.hpp"
+#include "transitd/actors/tool_support.hpp"
+#include "transitd/messages/time.hpp"
+#include "transitd/util/ids.hpp"
 
 namespace transitd {
 

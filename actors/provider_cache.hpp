@@ -11,9 +11,9 @@
 
 #include <caf/fwd.hpp>
 
-#include "actors/shared_state.hpp"
-#include "messages/interfaces.hpp"
-#include "util/lru_cache.hpp"
+#include "transitd/actors/shared_state.hpp"
+#include "transitd/messages/interfaces.hpp"
+#include "transitd/util/lru_cache.hpp"
 
 namespace transitd {
 

@@ -1,4 +1,4 @@
-#include "actors/provider_switch.hpp"
+#include "transitd/actors/provider_switch.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -7,7 +7,7 @@
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
-#include "messages/time.hpp"
+#include "transitd/messages/time.hpp"
 
 namespace transitd {
 
@@ -55,6 +55,12 @@ std::string degrees(double v) {
 
 failure outside_every_area(const std::vector<provider_entry>& entries,
                            const std::string& what) {
+  // A provider that has no area yet may hold the point once loaded: the
+  // caller retries then, rather than being told the point is not served.
+  for (const auto& e : entries)
+    if (e.unavailable)
+      if (auto why = e.unavailable(); why && is_retryable(*why))
+        return std::move(*why);
   std::string areas;
   for (const auto& e : entries) {
     auto area = e.area ? e.area() : std::nullopt;

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "messages/interfaces.hpp"
+#include "transitd/messages/interfaces.hpp"
 
 namespace transitd {
 
@@ -25,6 +25,9 @@ struct provider_entry {
   /// The service area now; nullopt while the provider has none yet (a
   /// feed still loading).
   std::function<std::optional<region>()> area;
+  /// Why the provider cannot answer yet (a feed still loading, or whose
+  /// first load failed); null or nullopt: it can.
+  std::function<std::optional<failure>()> unavailable;
   timetable_actor timetable;
   journey_planner_actor journey_planner;
   geocoding_actor geocoding;

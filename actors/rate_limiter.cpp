@@ -1,4 +1,4 @@
-#include "actors/rate_limiter.hpp"
+#include "transitd/actors/rate_limiter.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -12,7 +12,7 @@
 #include <caf/send.hpp>
 #include <caf/typed_response_promise.hpp>
 
-#include "actors/shared_state.hpp"
+#include "transitd/actors/shared_state.hpp"
 
 namespace transitd {
 

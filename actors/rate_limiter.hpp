@@ -12,7 +12,7 @@
 
 #include <caf/fwd.hpp>
 
-#include "messages/interfaces.hpp"
+#include "transitd/messages/interfaces.hpp"
 
 namespace transitd {
 

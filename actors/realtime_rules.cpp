@@ -1,9 +1,9 @@
-#include "actors/realtime_rules.hpp"
+#include "transitd/actors/realtime_rules.hpp"
 
 #include <algorithm>
 
-#include "actors/stops_rules.hpp"
-#include "messages/time.hpp"
+#include "transitd/actors/stops_rules.hpp"
+#include "transitd/messages/time.hpp"
 
 namespace transitd {
 

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <optional>
 
-#include "messages/error.hpp"
-#include "messages/realtime.hpp"
+#include "transitd/messages/error.hpp"
+#include "transitd/messages/realtime.hpp"
 
 namespace transitd {
 

@@ -1,9 +1,9 @@
-#include "actors/realtime_tools.hpp"
+#include "transitd/actors/realtime_tools.hpp"
 
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
-#include "actors/realtime_rules.hpp"
+#include "transitd/actors/realtime_rules.hpp"
 
 namespace transitd {
 

@@ -2,8 +2,8 @@
 // VEHICLE_TRACKER (vehicle_positions) and ALERT_BOARD (service_alerts):
 // the realtime tools over REALTIME_INFO.
 
-#include "actors/tool_support.hpp"
-#include "messages/interfaces.hpp"
+#include "transitd/actors/tool_support.hpp"
+#include "transitd/messages/interfaces.hpp"
 
 namespace transitd {
 

@@ -1,12 +1,12 @@
-#include "actors/station_toilets.hpp"
+#include "transitd/actors/station_toilets.hpp"
 
 #include <caf/actor_system.hpp>
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 #include <spdlog/spdlog.h>
 
-#include "actors/london_rules.hpp"
-#include "messages/time.hpp"
+#include "transitd/actors/london_rules.hpp"
+#include "transitd/messages/time.hpp"
 
 namespace transitd {
 
@@ -68,6 +68,15 @@ station_toilets_actor spawn_station_toilets(caf::actor_system& system,
                                             station_toilets_options options) {
   std::shared_ptr<const station_dataset> data;
   std::optional<failure> load_failure;
+  if (!options.reader) {
+    // Not configured: said per call, nothing read and nothing logged.
+    load_failure = make_failure(
+      ec::data_not_available, "station data is not configured here",
+      "give station_toilets_options::reader (directory_reader on TfL's "
+      "'station data detailed' folder)");
+    return system.spawn(station_toilets, std::move(data),
+                        std::move(load_failure), std::move(options.tool));
+  }
   auto loaded = load_station_data(options.reader);
   if (loaded) {
     std::size_t toilets = 0;

@@ -5,9 +5,9 @@
 
 #include <caf/fwd.hpp>
 
-#include "messages/interfaces.hpp"
-#include "actors/tool_support.hpp"
-#include "providers/tfl_station_data.hpp"
+#include "transitd/messages/interfaces.hpp"
+#include "transitd/actors/tool_support.hpp"
+#include "transitd/providers/tfl_station_data.hpp"
 
 namespace transitd {
 

@@ -1,4 +1,4 @@
-#include "actors/stop_finder.hpp"
+#include "transitd/actors/stop_finder.hpp"
 
 #include <chrono>
 
@@ -6,7 +6,7 @@
 #include <caf/typed_event_based_actor.hpp>
 #include <spdlog/spdlog.h>
 
-#include "actors/stops_rules.hpp"
+#include "transitd/actors/stops_rules.hpp"
 
 namespace transitd {
 

@@ -1,4 +1,4 @@
-#include "actors/stops_rules.hpp"
+#include "transitd/actors/stops_rules.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include "messages/error.hpp"
-#include "messages/stops.hpp"
+#include "transitd/messages/error.hpp"
+#include "transitd/messages/stops.hpp"
 
 namespace transitd {
 

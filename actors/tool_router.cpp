@@ -1,4 +1,4 @@
-#include "actors/tool_router.hpp"
+#include "transitd/actors/tool_router.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -7,9 +7,9 @@
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
-#include "util/ids.hpp"
-#include "actors/rate_limiter.hpp"
-#include "messages/time.hpp"
+#include "transitd/util/ids.hpp"
+#include "transitd/actors/rate_limiter.hpp"
+#include "transitd/messages/time.hpp"
 
 namespace transitd {
 

@@ -15,8 +15,8 @@
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
-#include "actors/rate_limiter.hpp"
-#include "messages/interfaces.hpp"
+#include "transitd/actors/rate_limiter.hpp"
+#include "transitd/messages/interfaces.hpp"
 
 namespace transitd {
 

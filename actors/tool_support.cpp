@@ -1,8 +1,8 @@
-#include "actors/tool_support.hpp"
+#include "transitd/actors/tool_support.hpp"
 
 #include <algorithm>
 
-#include "messages/time.hpp"
+#include "transitd/messages/time.hpp"
 
 namespace transitd {
 

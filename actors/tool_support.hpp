@@ -13,9 +13,9 @@
 #include <caf/typed_response_promise.hpp>
 #include <spdlog/spdlog.h>
 
-#include "messages/caf_glue.hpp"
-#include "messages/common.hpp"
-#include "messages/error.hpp"
+#include "transitd/messages/caf_glue.hpp"
+#include "transitd/messages/common.hpp"
+#include "transitd/messages/error.hpp"
 
 namespace transitd {
 

@@ -1,4 +1,4 @@
-#include "actors/trip_planner.hpp"
+#include "transitd/actors/trip_planner.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -8,7 +8,7 @@
 #include <caf/typed_event_based_actor.hpp>
 #include <spdlog/spdlog.h>
 
-#include "messages/time.hpp"
+#include "transitd/messages/time.hpp"
 
 namespace transitd {
 

@@ -1,9 +1,9 @@
 #pragma once
 // TRIP_PLANNER: the plan_trip tool actor.
 
-#include "messages/interfaces.hpp"
-#include "actors/tool_support.hpp"
-#include "actors/trip_rules.hpp"
+#include "transitd/messages/interfaces.hpp"
+#include "transitd/actors/tool_support.hpp"
+#include "transitd/actors/trip_rules.hpp"
 
 namespace transitd {
 

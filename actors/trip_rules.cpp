@@ -1,14 +1,14 @@
-#include "actors/trip_rules.hpp"
+#include "transitd/actors/trip_rules.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
 
-#include "actors/departures_rules.hpp"
-#include "actors/geocode_rules.hpp"
-#include "actors/stops_rules.hpp"
-#include "messages/time.hpp"
+#include "transitd/actors/departures_rules.hpp"
+#include "transitd/actors/geocode_rules.hpp"
+#include "transitd/actors/stops_rules.hpp"
+#include "transitd/messages/time.hpp"
 
 namespace transitd {
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "messages/error.hpp"
-#include "messages/trips.hpp"
-#include "messages/variables.hpp"
+#include "transitd/messages/error.hpp"
+#include "transitd/messages/trips.hpp"
+#include "transitd/messages/variables.hpp"
 
 namespace transitd {
 

@@ -1,4 +1,4 @@
-#include "actors/upstream_gate.hpp"
+#include "transitd/actors/upstream_gate.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -11,9 +11,9 @@
 #include <caf/typed_event_based_actor.hpp>
 #include <spdlog/spdlog.h>
 
-#include "actors/rate_limiter.hpp"
-#include "messages/time.hpp"
-#include "providers/upstream_http.hpp"
+#include "transitd/actors/rate_limiter.hpp"
+#include "transitd/messages/time.hpp"
+#include "transitd/providers/upstream_http.hpp"
 
 namespace transitd {
 

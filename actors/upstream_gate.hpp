@@ -14,9 +14,9 @@
 #include <caf/fwd.hpp>
 #include <caf/typed_response_promise.hpp>
 
-#include "actors/http_client.hpp"
-#include "messages/interfaces.hpp"
-#include "util/retry_policy.hpp"
+#include "transitd/actors/http_client.hpp"
+#include "transitd/messages/interfaces.hpp"
+#include "transitd/util/retry_policy.hpp"
 
 namespace transitd {
 

@@ -38,9 +38,9 @@
 #include <date/date.h>
 #include <date/tz.h>
 
-#include "providers/gtfs_answers.hpp"
-#include "providers/gtfs_reader.hpp"
-#include "providers/gtfs_realtime.hpp"
+#include "transitd/offline/gtfs_answers.hpp"
+#include "transitd/offline/gtfs_reader.hpp"
+#include "transitd/offline/gtfs_realtime.hpp"
 
 using namespace transitd;
 using clock_type = std::chrono::steady_clock;

@@ -9,16 +9,16 @@
 
 #include <catch2/catch.hpp>
 
-#include "actors/departures_rules.hpp"
-#include "actors/provider_cache.hpp"
-#include "actors/trip_rules.hpp"
-#include "providers/digitransit_geocoding.hpp"
-#include "providers/digitransit_routing.hpp"
-#include "providers/tfl_journey.hpp"
-#include "providers/upstream_http.hpp"
-#include "transport/departures_json.hpp"
-#include "transport/json_rpc.hpp"
-#include "transport/json_text.hpp"
+#include "transitd/actors/departures_rules.hpp"
+#include "transitd/actors/provider_cache.hpp"
+#include "transitd/actors/trip_rules.hpp"
+#include "transitd/providers/digitransit_geocoding.hpp"
+#include "transitd/providers/digitransit_routing.hpp"
+#include "transitd/providers/tfl_journey.hpp"
+#include "transitd/providers/upstream_http.hpp"
+#include "transitd/transport/departures_json.hpp"
+#include "transitd/transport/json_rpc.hpp"
+#include "transitd/transport/json_text.hpp"
 
 namespace json = boost::json;
 using namespace transitd;

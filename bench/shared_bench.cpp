@@ -24,10 +24,10 @@
 #include <caf/scoped_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
-#include "actors/provider_cache.hpp"
-#include "actors/rate_limiter.hpp"
-#include "actors/shared_state.hpp"
-#include "messages/caf_glue.hpp"
+#include "transitd/actors/provider_cache.hpp"
+#include "transitd/actors/rate_limiter.hpp"
+#include "transitd/actors/shared_state.hpp"
+#include "transitd/messages/caf_glue.hpp"
 
 using namespace transitd;
 using namespace std::chrono_literals;

@@ -1,4 +1,4 @@
-#include "messages/caf_glue.hpp"
+#include "transitd/messages/caf_glue.hpp"
 
 #include <caf/actor_system_config.hpp>
 #include <caf/message.hpp>

@@ -8,17 +8,18 @@
 #include <caf/message.hpp>
 #include <caf/type_id.hpp>
 
-#include "messages/departures.hpp"
-#include "messages/error.hpp"
-#include "messages/geocoding.hpp"
-#include "messages/http.hpp"
-#include "messages/london.hpp"
-#include "messages/realtime.hpp"
-#include "messages/resilience.hpp"
-#include "messages/shared.hpp"
-#include "messages/stops.hpp"
-#include "messages/trips.hpp"
-#include "messages/variables.hpp"
+#include "transitd/messages/departures.hpp"
+#include "transitd/messages/error.hpp"
+#include "transitd/messages/feeds.hpp"
+#include "transitd/messages/geocoding.hpp"
+#include "transitd/messages/http.hpp"
+#include "transitd/messages/london.hpp"
+#include "transitd/messages/realtime.hpp"
+#include "transitd/messages/resilience.hpp"
+#include "transitd/messages/shared.hpp"
+#include "transitd/messages/stops.hpp"
+#include "transitd/messages/trips.hpp"
+#include "transitd/messages/variables.hpp"
 
 CAF_ERROR_CODE_ENUM(transitd::ec, "transitd")
 
@@ -128,4 +129,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(transitd, TRANSITD_TYPE_ID_OFFSET)
   CAF_ADD_TYPE_ID(transitd, (transitd::redis_command))
   CAF_ADD_TYPE_ID(transitd, (transitd::redis_result))
   CAF_ADD_TYPE_ID(transitd, (transitd::cache_poll))
+  CAF_ADD_TYPE_ID(transitd, (transitd::feed_state))
+  CAF_ADD_TYPE_ID(transitd, (transitd::feed_subscribe))
+  CAF_ADD_TYPE_ID(transitd, (transitd::feed_event))
 CAF_END_TYPE_ID_BLOCK(transitd)

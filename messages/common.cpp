@@ -1,4 +1,4 @@
-#include "messages/common.hpp"
+#include "transitd/messages/common.hpp"
 
 #include <algorithm>
 #include <array>

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "messages/inspect_std.hpp"
-#include "messages/limits.hpp"
+#include "transitd/messages/inspect_std.hpp"
+#include "transitd/messages/limits.hpp"
 
 namespace transitd {
 

@@ -1,4 +1,4 @@
-#include "messages/departures.hpp"
+#include "transitd/messages/departures.hpp"
 
 namespace transitd {
 

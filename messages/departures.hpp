@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "messages/common.hpp"
+#include "transitd/messages/common.hpp"
 
 namespace transitd {
 

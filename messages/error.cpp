@@ -1,4 +1,4 @@
-#include "messages/error.hpp"
+#include "transitd/messages/error.hpp"
 
 #include <array>
 

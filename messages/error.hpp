@@ -73,6 +73,13 @@ inline failure make_failure(ec code, std::string message,
   return failure{code, std::move(message), std::move(hint), retry_after};
 }
 
+/// Whether the caller may succeed by retrying: the code says so (an
+/// upstream's trouble), or the failure names a time to retry at (a feed
+/// still loading).
+inline bool is_retryable(const failure& f) noexcept {
+  return is_retryable(f.code) || f.retry_after > 0;
+}
+
 /// Result of a pure function that can fail: the value or a failure.
 template <class T>
 class outcome {

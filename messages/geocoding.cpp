@@ -1,4 +1,4 @@
-#include "messages/geocoding.hpp"
+#include "transitd/messages/geocoding.hpp"
 
 namespace transitd {
 

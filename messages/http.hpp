@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "messages/common.hpp"
+#include "transitd/messages/common.hpp"
 
 namespace transitd {
 

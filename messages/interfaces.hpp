@@ -5,7 +5,7 @@
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
-#include "messages/caf_glue.hpp"
+#include "transitd/messages/caf_glue.hpp"
 
 namespace transitd {
 
@@ -148,7 +148,10 @@ using feed_actor = caf::typed_actor<
   // feed.NAME.loaded, stops, trips, stop_times, skipped_rows, load_ms, ...
   caf::replies_to<get_counters>::with<counters>,
   // Internal timer: check the sources again (every refresh_s).
-  caf::reacts_to<feed_refresh>>;
+  caf::reacts_to<feed_refresh>,
+  // Sends the sender a feed_event now and at every change of the feed's
+  // timetable (loaded, reloaded, failed).
+  caf::reacts_to<feed_subscribe>>;
 
 /// PROVIDER_SWITCH: which provider answers. A stop id goes to the provider
 /// its prefix names ("nyc:..."), coordinates to the first provider (in the

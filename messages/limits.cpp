@@ -1,4 +1,4 @@
-#include "messages/limits.hpp"
+#include "transitd/messages/limits.hpp"
 
 #include <cmath>
 #include <sstream>

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "messages/error.hpp"
+#include "transitd/messages/error.hpp"
 
 namespace transitd {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "messages/common.hpp"
+#include "transitd/messages/common.hpp"
 
 namespace transitd {
 

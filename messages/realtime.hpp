@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "messages/common.hpp"
+#include "transitd/messages/common.hpp"
 
 namespace transitd {
 

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "messages/inspect_std.hpp"
+#include "transitd/messages/inspect_std.hpp"
 
 namespace transitd {
 

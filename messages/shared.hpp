@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "messages/inspect_std.hpp"
+#include "transitd/messages/inspect_std.hpp"
 
 namespace transitd {
 

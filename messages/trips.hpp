@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "messages/common.hpp"
-#include "messages/departures.hpp"
+#include "transitd/messages/common.hpp"
+#include "transitd/messages/departures.hpp"
 
 namespace transitd {
 

@@ -1,4 +1,4 @@
-#include "messages/variables.hpp"
+#include "transitd/messages/variables.hpp"
 
 namespace transitd {
 

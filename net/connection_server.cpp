@@ -1,4 +1,4 @@
-#include "net/connection_server.hpp"
+#include "transitd/net/connection_server.hpp"
 
 #include <algorithm>
 #include <cerrno>

@@ -14,7 +14,7 @@
 
 #include <httplib.h>
 
-#include "net/http_connection.hpp"
+#include "transitd/net/http_connection.hpp"
 
 struct ssl_ctx_st;
 

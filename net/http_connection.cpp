@@ -1,4 +1,4 @@
-#include "net/http_connection.hpp"
+#include "transitd/net/http_connection.hpp"
 
 #include <algorithm>
 #include <cerrno>

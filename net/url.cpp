@@ -1,4 +1,4 @@
-#include "net/url.hpp"
+#include "transitd/net/url.hpp"
 
 #include <boost/url/encode.hpp>
 #include <boost/url/parse.hpp>

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "messages/error.hpp"
+#include "transitd/messages/error.hpp"
 
 namespace transitd {
 

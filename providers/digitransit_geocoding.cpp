@@ -1,9 +1,9 @@
-#include "providers/digitransit_geocoding.hpp"
+#include "transitd/providers/digitransit_geocoding.hpp"
 
 #include <boost/json.hpp>
 
-#include "net/url.hpp"
-#include "providers/upstream_http.hpp"
+#include "transitd/net/url.hpp"
+#include "transitd/providers/upstream_http.hpp"
 
 namespace json = boost::json;
 

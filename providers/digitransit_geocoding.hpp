@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "messages/error.hpp"
-#include "messages/geocoding.hpp"
+#include "transitd/messages/error.hpp"
+#include "transitd/messages/geocoding.hpp"
 
 namespace transitd::digitransit {
 

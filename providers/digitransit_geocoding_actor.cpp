@@ -1,11 +1,11 @@
-#include "providers/digitransit_geocoding_actor.hpp"
+#include "transitd/providers/digitransit_geocoding_actor.hpp"
 
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 #include <spdlog/spdlog.h>
 
-#include "providers/digitransit_geocoding.hpp"
-#include "providers/upstream_call.hpp"
+#include "transitd/providers/digitransit_geocoding.hpp"
+#include "transitd/providers/upstream_call.hpp"
 
 namespace transitd {
 

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "messages/interfaces.hpp"
-#include "providers/upstream_call.hpp"
+#include "transitd/messages/interfaces.hpp"
+#include "transitd/providers/upstream_call.hpp"
 
 namespace transitd {
 

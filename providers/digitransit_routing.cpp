@@ -1,4 +1,4 @@
-#include "providers/digitransit_routing.hpp"
+#include "transitd/providers/digitransit_routing.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -8,7 +8,7 @@
 
 #include <boost/json.hpp>
 
-#include "messages/time.hpp"
+#include "transitd/messages/time.hpp"
 
 namespace json = boost::json;
 

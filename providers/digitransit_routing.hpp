@@ -7,13 +7,13 @@
 #include <string>
 #include <string_view>
 
-#include "messages/departures.hpp"
-#include "messages/error.hpp"
-#include "messages/http.hpp"
-#include "messages/realtime.hpp"
-#include "messages/stops.hpp"
-#include "messages/trips.hpp"
-#include "providers/upstream_http.hpp"
+#include "transitd/messages/departures.hpp"
+#include "transitd/messages/error.hpp"
+#include "transitd/messages/http.hpp"
+#include "transitd/messages/realtime.hpp"
+#include "transitd/messages/stops.hpp"
+#include "transitd/messages/trips.hpp"
+#include "transitd/providers/upstream_http.hpp"
 
 namespace transitd::digitransit {
 

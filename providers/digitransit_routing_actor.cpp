@@ -1,13 +1,13 @@
-#include "providers/digitransit_routing_actor.hpp"
+#include "transitd/providers/digitransit_routing_actor.hpp"
 
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 #include <spdlog/spdlog.h>
 
-#include "providers/digitransit_routing.hpp"
-#include "providers/upstream_call.hpp"
-#include "providers/upstream_http.hpp"
+#include "transitd/providers/digitransit_routing.hpp"
+#include "transitd/providers/upstream_call.hpp"
+#include "transitd/providers/upstream_http.hpp"
 
 namespace transitd {
 

@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "messages/interfaces.hpp"
-#include "providers/upstream_call.hpp"
+#include "transitd/messages/interfaces.hpp"
+#include "transitd/providers/upstream_call.hpp"
 
 namespace transitd {
 

@@ -1,5 +1,6 @@
-#include "providers/gtfs_feed_actor.hpp"
+#include "transitd/providers/gtfs_feed_actor.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -7,13 +8,14 @@
 #include <thread>
 
 #include <caf/actor_system.hpp>
+#include <caf/send.hpp>
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 #include <spdlog/spdlog.h>
 
-#include "messages/time.hpp"
-#include "net/url.hpp"
-#include "providers/gtfs_answers.hpp"
+#include "transitd/messages/time.hpp"
+#include "transitd/net/url.hpp"
+#include "transitd/offline/gtfs_answers.hpp"
 
 namespace transitd {
 
@@ -26,13 +28,83 @@ void feed_slot::publish(std::shared_ptr<const gtfs::timetable> timetable,
   status_.report = timetable->report;
   status_.load_ms = load_ms;
   status_.loaded_at_ms = now_ms();
+  status_.loading_since_ms = 0;
   std::atomic_store(&timetable_, std::move(timetable));
+  notify_locked();
 }
 
 void feed_slot::fail(std::string error) {
   std::lock_guard<std::mutex> guard{mutex_};
   status_.error = std::move(error);
   ++status_.failed_loads;
+  notify_locked();
+}
+
+void feed_slot::start_loading() {
+  std::lock_guard<std::mutex> guard{mutex_};
+  if (!status_.loaded && status_.loading_since_ms == 0)
+    status_.loading_since_ms = now_ms();
+}
+
+std::optional<failure> feed_slot::unavailable() const {
+  if (current())
+    return std::nullopt;
+  std::lock_guard<std::mutex> guard{mutex_};
+  if (!status_.error.empty())
+    return make_failure(ec::data_not_available,
+                        "feed " + name_ + " could not be loaded: "
+                          + status_.error,
+                        "check the sources of feed " + name_);
+  // The first load's length is not known before it ends: a few seconds,
+  // then as long again as it has run so far (a large feed takes longer).
+  auto elapsed_s = status_.loading_since_ms == 0
+                     ? 0
+                     : (now_ms() - status_.loading_since_ms) / 1000;
+  auto wait_s = static_cast<int32_t>(std::clamp<int64_t>(
+    std::max<int64_t>(5, elapsed_s), 1, 300));
+  auto about = std::to_string(wait_s) + " s";
+  return make_failure(ec::data_not_available,
+                      "feed " + name_ + " is loading, retry in about "
+                        + about,
+                      "retry in about " + about, wait_s);
+}
+
+void feed_slot::subscribe(caf::actor listener) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  caf::anon_send(listener, event_locked());
+  listeners_.push_back(std::move(listener));
+}
+
+feed_event feed_slot::event() const {
+  std::lock_guard<std::mutex> guard{mutex_};
+  return event_locked();
+}
+
+feed_event feed_slot::event_locked() const {
+  feed_event e;
+  e.feed = name_;
+  e.serving = status_.loaded;
+  e.state = !status_.error.empty() ? feed_state::failed
+            : status_.loaded       ? feed_state::loaded
+                                   : feed_state::loading;
+  e.error = status_.error;
+  if (status_.loaded) {
+    const auto& r = status_.report;
+    e.stops = static_cast<int64_t>(r.stops);
+    e.trips = static_cast<int64_t>(r.trips);
+    e.first_day = r.first_day;
+    e.last_day = r.last_day;
+    e.load_ms = status_.load_ms;
+  }
+  return e;
+}
+
+void feed_slot::notify_locked() const {
+  if (listeners_.empty())
+    return;
+  auto e = event_locked();
+  for (const auto& listener : listeners_)
+    caf::anon_send(listener, e);
 }
 
 void feed_slot::unchanged() {
@@ -430,14 +502,12 @@ struct feed_state {
 using feed_pointer = feed_actor::stateful_pointer<feed_state>;
 
 caf::error not_loaded(const feed_slot& slot) {
-  auto status = slot.status();
-  return to_error(make_failure(
-    ec::data_not_available,
-    "feed " + slot.name()
-      + (status.error.empty() ? " is still loading"
-                              : " could not be loaded: " + status.error),
-    status.error.empty() ? "try again in a few seconds"
-                         : "check the --gtfs source of " + slot.name()));
+  if (auto why = slot.unavailable())
+    return to_error(std::move(*why));
+  // Loaded meanwhile: the caller's next try finds it.
+  return to_error(make_failure(ec::data_not_available,
+                               "feed " + slot.name() + " has just loaded",
+                               "retry now", 1));
 }
 
 feed_actor::behavior_type feed_behavior(feed_pointer self);
@@ -485,6 +555,7 @@ void start_loader(feed_pointer self) {
   if (st.loader.joinable())
     st.loader.join(); // finished: its flag is down
   st.loading->store(true);
+  st.slot->start_loading();
   st.loader = std::thread{
     [options = st.options, slot = st.slot, loading = st.loading] {
       try {
@@ -637,6 +708,10 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
       self->delayed_send(caf::actor_cast<feed_actor>(self),
                          std::chrono::seconds{self->state.options.refresh_s},
                          feed_refresh{});
+    },
+    [self](feed_subscribe) {
+      if (auto sender = caf::actor_cast<caf::actor>(self->current_sender()))
+        self->state.slot->subscribe(std::move(sender));
     },
   };
 }

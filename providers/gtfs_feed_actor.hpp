@@ -13,13 +13,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
-#include "messages/interfaces.hpp"
-#include "providers/gtfs_fetch.hpp"
-#include "providers/gtfs_reader.hpp"
-#include "providers/gtfs_realtime.hpp"
-#include "providers/gtfs_rt_source.hpp"
+#include "transitd/messages/interfaces.hpp"
+#include "transitd/providers/gtfs_fetch.hpp"
+#include "transitd/offline/gtfs_reader.hpp"
+#include "transitd/offline/gtfs_realtime.hpp"
+#include "transitd/providers/gtfs_rt_source.hpp"
 
 namespace transitd {
 
@@ -49,8 +50,10 @@ struct gtfs_feed_options {
   /// A source whose last message is older than this (seconds) is not
   /// applied, and answers say so (warning realtime-stale).
   int32_t realtime_max_age_s = 300;
-  /// The engine's clock runs this far from the system clock (--clock):
-  /// realtime ages are measured on it.
+  /// The engine's clock runs this far from the system clock: realtime ages
+  /// are measured on it. spawn_engine sets it from
+  /// engine_config::clock_offset_ms (the one setting); only a feed spawned
+  /// on its own (spawn_gtfs_feed) reads it from here.
   int64_t clock_offset_ms = 0;
 };
 
@@ -83,6 +86,8 @@ struct feed_status {
   int64_t unchanged_checks = 0;
   /// The local sources' modification times at the last load.
   int64_t signature = 0;
+  /// When the first load began (ms since the epoch); 0 once loaded.
+  int64_t loading_since_ms = 0;
   /// Plan queries the routers answered, and the engine time they took
   /// (RAPTOR and the answer's legs, without the actor hops around them).
   int64_t plans = 0;
@@ -122,6 +127,18 @@ public:
   void fail(std::string error);
   void unchanged();
   feed_status status() const;
+  /// A load begins: until the first succeeds, calls are told how long to
+  /// wait.
+  void start_loading();
+  /// Why calls cannot be answered yet (nullopt: a timetable is served):
+  /// still loading (data-not-available, retryable, with the time to wait
+  /// in `retry_after`), or the first load failed.
+  std::optional<failure> unavailable() const;
+  /// Sends `listener` a feed_event now and at every change (loaded,
+  /// reloaded, failed).
+  void subscribe(caf::actor listener);
+  /// The state as a feed_event.
+  feed_event event() const;
   /// Counts one plan query's engine time (any thread).
   void count_plan(int64_t microseconds) {
     plans_.fetch_add(1, std::memory_order_relaxed);
@@ -142,6 +159,11 @@ private:
   mutable std::mutex mutex_;
   feed_status status_;
   realtime_status realtime_status_;
+  std::vector<caf::actor> listeners_;
+
+  feed_event event_locked() const;
+  /// Tells every listener (under the lock: events go out in order).
+  void notify_locked() const;
 };
 
 /// The stop flags of the searches a feed has in flight, by correlation

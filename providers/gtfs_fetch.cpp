@@ -1,4 +1,4 @@
-#include "providers/gtfs_fetch.hpp"
+#include "transitd/providers/gtfs_fetch.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -7,7 +7,7 @@
 #include <httplib.h>
 #include <zip.h>
 
-#include "net/url.hpp"
+#include "transitd/net/url.hpp"
 
 namespace transitd::gtfs {
 

@@ -9,7 +9,7 @@
 #include <functional>
 #include <string>
 
-#include "messages/error.hpp"
+#include "transitd/messages/error.hpp"
 
 namespace transitd::gtfs {
 

@@ -1,4 +1,4 @@
-#include "providers/gtfs_rt_source.hpp"
+#include "transitd/providers/gtfs_rt_source.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -9,8 +9,8 @@
 #include <httplib.h>
 #include <spdlog/spdlog.h>
 
-#include "net/url.hpp"
-#include "providers/gtfs_fetch.hpp"
+#include "transitd/net/url.hpp"
+#include "transitd/providers/gtfs_fetch.hpp"
 
 namespace transitd::gtfs_rt {
 

@@ -19,7 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "providers/gtfs_rt.hpp"
+#include "transitd/offline/gtfs_rt.hpp"
 
 namespace transitd::gtfs_rt {
 

@@ -1,4 +1,4 @@
-#include "providers/tfl_demo_station_data.hpp"
+#include "transitd/providers/tfl_demo_station_data.hpp"
 
 namespace transitd {
 

@@ -4,7 +4,7 @@
 // demo default. TfL's files are not redistributed; real data: see
 // docs/tools/stationToilets.md.
 
-#include "providers/tfl_station_data.hpp"
+#include "transitd/providers/tfl_station_data.hpp"
 
 namespace transitd {
 

@@ -1,10 +1,10 @@
-#include "providers/tfl_journey.hpp"
+#include "transitd/providers/tfl_journey.hpp"
 
 #include <algorithm>
 
 #include <boost/json.hpp>
 
-#include "providers/upstream_http.hpp"
+#include "transitd/providers/upstream_http.hpp"
 
 namespace json = boost::json;
 

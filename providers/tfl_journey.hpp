@@ -5,9 +5,9 @@
 #include <string>
 #include <string_view>
 
-#include "messages/error.hpp"
-#include "messages/http.hpp"
-#include "messages/london.hpp"
+#include "transitd/messages/error.hpp"
+#include "transitd/messages/http.hpp"
+#include "transitd/messages/london.hpp"
 
 namespace transitd::tfl {
 

@@ -1,11 +1,11 @@
-#include "providers/tfl_journey_actor.hpp"
+#include "transitd/providers/tfl_journey_actor.hpp"
 
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 #include <spdlog/spdlog.h>
 
-#include "providers/tfl_journey.hpp"
-#include "providers/upstream_call.hpp"
+#include "transitd/providers/tfl_journey.hpp"
+#include "transitd/providers/upstream_call.hpp"
 
 namespace transitd {
 

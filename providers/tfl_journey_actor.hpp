@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "messages/interfaces.hpp"
-#include "providers/upstream_call.hpp"
+#include "transitd/messages/interfaces.hpp"
+#include "transitd/providers/upstream_call.hpp"
 
 namespace transitd {
 

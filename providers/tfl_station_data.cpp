@@ -1,4 +1,4 @@
-#include "providers/tfl_station_data.hpp"
+#include "transitd/providers/tfl_station_data.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -7,7 +7,7 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "providers/csv.hpp"
+#include "transitd/offline/csv.hpp"
 
 namespace transitd {
 

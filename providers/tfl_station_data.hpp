@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "messages/error.hpp"
-#include "messages/london.hpp"
+#include "transitd/messages/error.hpp"
+#include "transitd/messages/london.hpp"
 
 namespace transitd {
 

@@ -13,10 +13,10 @@
 #include <caf/typed_response_promise.hpp>
 #include <spdlog/spdlog.h>
 
-#include "messages/interfaces.hpp"
-#include "messages/caf_glue.hpp"
-#include "messages/time.hpp"
-#include "providers/upstream_http.hpp"
+#include "transitd/messages/interfaces.hpp"
+#include "transitd/messages/caf_glue.hpp"
+#include "transitd/messages/time.hpp"
+#include "transitd/providers/upstream_http.hpp"
 
 namespace transitd {
 

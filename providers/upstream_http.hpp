@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
-#include "messages/error.hpp"
-#include "messages/http.hpp"
-#include "net/url.hpp"
+#include "transitd/messages/error.hpp"
+#include "transitd/messages/http.hpp"
+#include "transitd/net/url.hpp"
 
 namespace transitd {
 

@@ -23,6 +23,7 @@ packages=(
   libhowardhinnant-date-dev tzdata  # IANA time zones (Europe/Helsinki offsets)
   curl wrk                       # smoke checks and load benchmarks
   unzip                          # fuzz seeds from the GTFS fixtures
+  python3                        # tests/layers.py (the include layers)
   clang libclang-rt-14-dev       # libFuzzer targets (tests/fuzz)
 )
 

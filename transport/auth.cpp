@@ -1,4 +1,4 @@
-#include "transport/auth.hpp"
+#include "transitd/transport/auth.hpp"
 
 #include <algorithm>
 #include <cctype>

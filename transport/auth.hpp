@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "messages/error.hpp"
+#include "transitd/messages/error.hpp"
 
 namespace transitd {
 

@@ -1,6 +1,6 @@
-#include "transport/config.hpp"
+#include "transitd/transport/config.hpp"
 
-#include "providers/redis_link.hpp"
+#include "transitd/store/redis_link.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -9,9 +9,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "messages/time.hpp"
-#include "net/url.hpp"
-#include "transport/tools.hpp"
+#include "transitd/messages/time.hpp"
+#include "transitd/net/url.hpp"
+#include "transitd/transport/tools.hpp"
 
 namespace transitd {
 

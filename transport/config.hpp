@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "messages/error.hpp"
-#include "transport/auth.hpp"
+#include "transitd/messages/error.hpp"
+#include "transitd/transport/auth.hpp"
 
 namespace transitd {
 

@@ -1,6 +1,6 @@
-#include "transport/daemon.hpp"
+#include "transitd/transport/daemon.hpp"
 
-#include "providers/postgres_store.hpp"
+#include "transitd/store/postgres_store.hpp"
 
 #include <unistd.h>
 
@@ -11,17 +11,17 @@
 #include <caf/actor_system_config.hpp>
 #include <spdlog/spdlog.h>
 
-#include "actors/engine.hpp"
-#include "providers/mock/mock_upstream.hpp"
-#include "providers/tfl_station_data.hpp"
-#include "providers/upstream_http.hpp"
-#include "transport/gateway.hpp"
-#include "transport/http_server.hpp"
-#include "transport/mcp.hpp"
-#include "transport/ops.hpp"
-#include "transport/stdio.hpp"
-#include "messages/time.hpp"
-#include "transport/tools.hpp"
+#include "transitd/actors/engine.hpp"
+#include "transitd/providers/mock/mock_upstream.hpp"
+#include "transitd/providers/tfl_station_data.hpp"
+#include "transitd/providers/upstream_http.hpp"
+#include "transitd/transport/gateway.hpp"
+#include "transitd/transport/http_server.hpp"
+#include "transitd/transport/mcp_http.hpp"
+#include "transitd/transport/ops.hpp"
+#include "transitd/transport/stdio.hpp"
+#include "transitd/messages/time.hpp"
+#include "transitd/transport/tools.hpp"
 
 namespace transitd {
 
@@ -135,10 +135,6 @@ engine_config engine_settings(const daemon_config& cfg, bool routing_demo,
         feed.realtime = rt_sources;
     feed.realtime_options.interval_s = cfg.gtfs_rt_interval_s;
     feed.realtime_max_age_s = cfg.gtfs_rt_max_age_s;
-    feed.clock_offset_ms = clock_offset_ms;
-    // The service-day window starts a week before the daemon's today.
-    auto today = (cfg.clock_start ? *cfg.clock_start : now_ms() / 1000) / 86400;
-    feed.load.anchor_day = static_cast<int32_t>(today - 7);
     e.feeds.push_back(std::move(feed));
   }
   // Beside feeds, Digitransit serves only when it is real (a key or URL).
@@ -146,6 +142,8 @@ engine_config engine_settings(const daemon_config& cfg, bool routing_demo,
   e.feeds_first = cfg.provider_order == "feeds-first";
   e.clock_offset_ms = clock_offset_ms;
   e.station_toilets.tool.timeout_ms = cfg.tool_timeout_ms;
+  // Without --tfl-station-data the daemon answers from the demo set.
+  e.demo_station_data = station_dir.empty();
   if (!station_dir.empty()) {
     e.station_toilets.reader = directory_reader(station_dir);
     e.station_toilets.source = station_dir;
@@ -294,7 +292,9 @@ void daemon::wire(const std::string& station_dir, bool routing_demo,
     = std::chrono::seconds{cfg.session_idle_timeout_s};
   endpoint_opts.tool_timeout_ms = cfg.tool_timeout_ms;
   endpoint_opts.tool_timeouts_ms = cfg.tool_timeouts_ms;
-  endpoint_ = std::make_unique<mcp::endpoint>(endpoint_opts, *catalog_);
+  // One core; HTTP or stdio carries its messages.
+  core_ = std::make_shared<mcp::core>(endpoint_opts, *catalog_);
+  endpoint_ = std::make_unique<mcp::endpoint>(endpoint_opts, core_);
 
   ops_options ops_opts;
   ops_opts.metrics_auth = cfg.metrics_auth;
@@ -346,7 +346,7 @@ void daemon::wire(const std::string& station_dir, bool routing_demo,
   }
   if (cfg.stdio) {
     // No listener: standard input and output carry MCP.
-    stdio_ = std::make_unique<mcp::stdio_server>(*endpoint_, STDIN_FILENO,
+    stdio_ = std::make_unique<mcp::stdio_server>(*core_, STDIN_FILENO,
                                                  STDOUT_FILENO,
                                                  cfg.max_body_bytes);
     return;
@@ -363,6 +363,7 @@ daemon::~daemon() {
   stdio_.reset();
   ops_.reset();
   endpoint_.reset();
+  core_.reset();
   catalog_.reset();
   gateway_.reset();
   engine_.reset();

@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "transport/config.hpp"
+#include "transitd/transport/config.hpp"
 
 namespace caf {
 class actor_system;
@@ -23,6 +23,7 @@ class http_server;
 class ops_endpoints;
 
 namespace mcp {
+class core;
 class endpoint;
 class stdio_server;
 class tool_catalog;
@@ -86,6 +87,7 @@ private:
   std::unique_ptr<transitd::engine> engine_;
   std::unique_ptr<gateway> gateway_;
   std::unique_ptr<mcp::tool_catalog> catalog_;
+  std::shared_ptr<mcp::core> core_;
   std::unique_ptr<mcp::endpoint> endpoint_;
   std::unique_ptr<ops_endpoints> ops_;
   std::unique_ptr<http_server> server_;

@@ -1,6 +1,6 @@
-#include "transport/departures_json.hpp"
+#include "transitd/transport/departures_json.hpp"
 
-#include "transport/stops_json.hpp"
+#include "transitd/transport/stops_json.hpp"
 
 namespace json = boost::json;
 

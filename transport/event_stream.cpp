@@ -1,4 +1,4 @@
-#include "transport/event_stream.hpp"
+#include "transitd/transport/event_stream.hpp"
 
 #include <cerrno>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "transport/gateway.hpp"
+#include "transitd/transport/gateway.hpp"
 
 #include <caf/exit_reason.hpp>
 #include <caf/send.hpp>

@@ -20,8 +20,8 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/expected.hpp>
 
-#include "messages/interfaces.hpp"
-#include "transport/tool_catalog.hpp"
+#include "transitd/messages/interfaces.hpp"
+#include "transitd/transport/tool_catalog.hpp"
 
 namespace transitd {
 

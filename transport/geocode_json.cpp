@@ -1,9 +1,9 @@
-#include "transport/geocode_json.hpp"
+#include "transitd/transport/geocode_json.hpp"
 
-#include "transport/departures_json.hpp"
-#include "transport/stops_json.hpp"
+#include "transitd/transport/departures_json.hpp"
+#include "transitd/transport/stops_json.hpp"
 
-#include "transport/json_text.hpp"
+#include "transitd/transport/json_text.hpp"
 
 namespace json = boost::json;
 

@@ -3,9 +3,9 @@
 
 #include <boost/json.hpp>
 
-#include "messages/error.hpp"
-#include "messages/geocoding.hpp"
-#include "transport/tool_catalog.hpp"
+#include "transitd/messages/error.hpp"
+#include "transitd/messages/geocoding.hpp"
+#include "transitd/transport/tool_catalog.hpp"
 
 namespace transitd::mcp {
 

@@ -1,4 +1,4 @@
-#include "transport/http_server.hpp"
+#include "transitd/transport/http_server.hpp"
 
 #include <cerrno>
 #include <chrono>
@@ -14,8 +14,8 @@
 #include <poll.h>
 #include <openssl/ssl.h>
 
-#include "net/connection_server.hpp"
-#include "net/http_connection.hpp"
+#include "transitd/net/connection_server.hpp"
+#include "transitd/net/http_connection.hpp"
 
 namespace transitd {
 

@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "transport/mcp.hpp"
+#include "transitd/transport/mcp_http.hpp"
 
 namespace httplib {
 class Server;

@@ -1,4 +1,4 @@
-#include "transport/json_text.hpp"
+#include "transitd/transport/json_text.hpp"
 
 #include <array>
 #include <charconv>

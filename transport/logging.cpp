@@ -1,4 +1,4 @@
-#include "transport/logging.hpp"
+#include "transitd/transport/logging.hpp"
 
 #include <atomic>
 #include <chrono>

@@ -4,9 +4,9 @@
 
 #include <boost/json.hpp>
 
-#include "messages/error.hpp"
-#include "messages/london.hpp"
-#include "transport/tool_catalog.hpp"
+#include "transitd/messages/error.hpp"
+#include "transitd/messages/london.hpp"
+#include "transitd/transport/tool_catalog.hpp"
 
 namespace transitd::mcp {
 

@@ -18,11 +18,11 @@
 
 #include <spdlog/spdlog.h>
 
-#include "transport/config.hpp"
-#include "transport/daemon.hpp"
-#include "transport/logging.hpp"
-#include "transport/migrate_store.hpp"
-#include "transport/signals.hpp"
+#include "transitd/transport/config.hpp"
+#include "transitd/transport/daemon.hpp"
+#include "transitd/transport/logging.hpp"
+#include "transitd/transport/migrate_store.hpp"
+#include "transitd/transport/signals.hpp"
 
 #ifdef TRANSITD_WITH_JEMALLOC
 // jemalloc's options, read when it starts (MALLOC_CONF in the environment

@@ -1,4 +1,4 @@
-#include "transport/metrics.hpp"
+#include "transitd/transport/metrics.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "messages/error.hpp"
+#include "transitd/messages/error.hpp"
 
 namespace transitd {
 

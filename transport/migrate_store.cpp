@@ -1,10 +1,10 @@
-#include "transport/migrate_store.hpp"
+#include "transitd/transport/migrate_store.hpp"
 
 #include <iostream>
 #include <stdexcept>
 
-#include "actors/variable_store.hpp"
-#include "providers/postgres_store.hpp"
+#include "transitd/actors/variable_store.hpp"
+#include "transitd/store/postgres_store.hpp"
 
 namespace transitd {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "messages/error.hpp"
+#include "transitd/messages/error.hpp"
 
 namespace transitd {
 

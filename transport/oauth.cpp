@@ -1,4 +1,4 @@
-#include "transport/oauth.hpp"
+#include "transitd/transport/oauth.hpp"
 
 #include <algorithm>
 
@@ -12,8 +12,8 @@
 #include <openssl/param_build.h>
 #include <spdlog/spdlog.h>
 
-#include "net/url.hpp"
-#include "util/base64.hpp"
+#include "transitd/net/url.hpp"
+#include "transitd/util/base64.hpp"
 
 namespace json = boost::json;
 

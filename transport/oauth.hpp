@@ -30,7 +30,7 @@
 
 #include <boost/json/object.hpp>
 
-#include "messages/error.hpp"
+#include "transitd/messages/error.hpp"
 
 namespace transitd::oauth {
 

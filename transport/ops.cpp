@@ -1,8 +1,8 @@
-#include "transport/ops.hpp"
+#include "transitd/transport/ops.hpp"
 
 #include <caf/scoped_actor.hpp>
 
-#include "util/ids.hpp"
+#include "transitd/util/ids.hpp"
 
 namespace json = boost::json;
 

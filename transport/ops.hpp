@@ -10,8 +10,8 @@
 
 #include <caf/actor_system.hpp>
 
-#include "actors/engine.hpp"
-#include "transport/mcp.hpp"
+#include "transitd/actors/engine.hpp"
+#include "transitd/transport/mcp_http.hpp"
 
 namespace transitd {
 

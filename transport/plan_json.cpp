@@ -1,12 +1,12 @@
-#include "transport/plan_json.hpp"
+#include "transitd/transport/plan_json.hpp"
 
 #include <cmath>
 
-#include "messages/time.hpp"
-#include "messages/variables.hpp"
-#include "transport/departures_json.hpp"
-#include "transport/json_text.hpp"
-#include "transport/stops_json.hpp"
+#include "transitd/messages/time.hpp"
+#include "transitd/messages/variables.hpp"
+#include "transitd/transport/departures_json.hpp"
+#include "transitd/transport/json_text.hpp"
+#include "transitd/transport/stops_json.hpp"
 
 namespace json = boost::json;
 

@@ -1,10 +1,10 @@
-#include "transport/realtime_json.hpp"
+#include "transitd/transport/realtime_json.hpp"
 
 #include <cmath>
 
-#include "transport/departures_json.hpp"
-#include "transport/json_text.hpp"
-#include "transport/stops_json.hpp"
+#include "transitd/transport/departures_json.hpp"
+#include "transitd/transport/json_text.hpp"
+#include "transitd/transport/stops_json.hpp"
 
 namespace json = boost::json;
 

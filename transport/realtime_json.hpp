@@ -3,9 +3,9 @@
 
 #include <boost/json.hpp>
 
-#include "messages/error.hpp"
-#include "messages/realtime.hpp"
-#include "transport/tool_catalog.hpp"
+#include "transitd/messages/error.hpp"
+#include "transitd/messages/realtime.hpp"
+#include "transitd/transport/tool_catalog.hpp"
 
 namespace transitd::mcp {
 

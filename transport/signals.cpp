@@ -1,4 +1,4 @@
-#include "transport/signals.hpp"
+#include "transitd/transport/signals.hpp"
 
 #include <cerrno>
 

@@ -1,4 +1,4 @@
-#include "transport/stdio.hpp"
+#include "transitd/transport/stdio.hpp"
 
 #include <cerrno>
 #include <stdexcept>
@@ -9,24 +9,54 @@
 
 #include <spdlog/spdlog.h>
 
-#include "transport/json_text.hpp"
-
-#include <boost/json.hpp>
+#include "transitd/transport/json_text.hpp"
 
 namespace transitd::mcp {
 
-stdio_server::stdio_server(endpoint& ep, int in_fd, int out_fd,
+/// One line's replies: notifications as lines while its call runs, its
+/// answer last; nothing after the answer.
+class stdio_server::channel final : public reply_channel {
+public:
+  channel(stdio_server& server, bool notification)
+    : server_(server), notification_(notification) {
+  }
+
+  bool open_stream() override {
+    return true; // lines need no resources of their own
+  }
+
+  void notify(std::string message) override {
+    std::lock_guard<std::mutex> guard{mutex_};
+    if (!answered_)
+      server_.write_line(message);
+  }
+
+  void done(answer result) override {
+    {
+      std::lock_guard<std::mutex> guard{mutex_};
+      if (answered_)
+        return;
+      answered_ = true;
+    }
+    server_.deliver(result, notification_);
+  }
+
+private:
+  stdio_server& server_;
+  bool notification_;
+  std::mutex mutex_;
+  bool answered_ = false;
+};
+
+stdio_server::stdio_server(core& mcp, int in_fd, int out_fd,
                            std::size_t max_line_bytes)
-  : endpoint_(ep), in_(in_fd), out_(out_fd), max_line_bytes_(max_line_bytes) {
+  : core_(mcp), in_(in_fd), out_(out_fd), max_line_bytes_(max_line_bytes) {
   if (pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0)
     throw std::runtime_error("stdio: cannot create a wake-up pipe");
 }
 
 stdio_server::~stdio_server() {
   stop();
-  for (auto& p : pumps_)
-    if (p.thread.joinable())
-      p.thread.join();
   close(wake_[0]);
   close(wake_[1]);
 }
@@ -57,82 +87,23 @@ void stdio_server::write_line(std::string_view message) {
   }
 }
 
-void stdio_server::write_events(std::string_view sse_text) {
-  // Events are "event: message\ndata: JSON\n\n"; each JSON is one line
-  // (json_text never breaks lines).
-  std::size_t start = 0;
-  while (start < sse_text.size()) {
-    auto end = sse_text.find('\n', start);
-    if (end == std::string_view::npos)
-      end = sse_text.size();
-    auto line = sse_text.substr(start, end - start);
-    if (line.rfind("data: ", 0) == 0)
-      write_line(line.substr(6));
-    start = end + 1;
-  }
-}
-
 void stdio_server::finished() {
   std::lock_guard<std::mutex> guard{state_mutex_};
   --pending_;
   idle_.notify_all();
 }
 
-void stdio_server::pump(std::shared_ptr<event_stream> stream) {
-  std::string chunk;
-  std::string carry;
-  for (;;) {
-    pollfd p{stream->fd(), POLLIN, 0};
-    poll(&p, 1, -1);
-    bool more = stream->take(chunk);
-    carry += chunk;
-    // Only whole events: an event ends with a blank line.
-    auto end = carry.rfind("\n\n");
-    if (end != std::string::npos) {
-      write_events(std::string_view{carry}.substr(0, end + 2));
-      carry.erase(0, end + 2);
-    }
-    if (!more)
-      break;
-  }
-  finished();
-}
-
-void stdio_server::deliver(http_reply reply, bool notification) {
-  if (reply.stream) {
-    auto done = std::make_shared<std::atomic<bool>>(false);
+void stdio_server::deliver(const answer& result, bool notification) {
+  if (!result.session_id.empty()) {
+    // `initialize` opened the session all later lines belong to.
     std::lock_guard<std::mutex> guard{state_mutex_};
-    // Reap the pumps that have finished, so that a long session does not
-    // collect threads.
-    for (auto it = pumps_.begin(); it != pumps_.end();) {
-      if (it->done->load()) {
-        it->thread.join();
-        it = pumps_.erase(it);
-      } else {
-        ++it;
-      }
-    }
-    pumps_.push_back(pump_thread{
-      std::thread{[this, done, stream = std::move(reply.stream)]() mutable {
-        pump(std::move(stream));
-        done->store(true);
-      }},
-      done});
-    return;
+    session_id_ = result.session_id;
   }
-  for (const auto& [name, value] : reply.headers)
-    if (name == "Mcp-Session-Id") {
-      // `initialize` opened the session all later lines belong to.
-      std::lock_guard<std::mutex> guard{state_mutex_};
-      session_id_ = value;
-    }
-  if (!reply.body.empty()) {
+  if (!result.message.empty()) {
     if (notification)
-      spdlog::warn("stdio: a notification was refused: {}", reply.body);
-    else if (reply.content_type == "text/event-stream")
-      write_events(reply.body);
+      spdlog::warn("stdio: a notification was refused: {}", result.message);
     else
-      write_line(reply.body);
+      write_line(result.message);
   }
   finished();
 }
@@ -142,29 +113,25 @@ void stdio_server::handle_line(std::string_view line) {
     line.remove_suffix(1);
   if (line.empty())
     return;
-  http_request request;
-  request.method = "POST";
-  request.stdio = true;
-  request.headers = {{"content-type", "application/json"},
-                     {"accept", "application/json, text/event-stream"}};
+  peer from;
+  from.message_bytes = line.size();
+  from.cancels_by_id = true;
   {
     std::lock_guard<std::mutex> guard{state_mutex_};
-    if (!session_id_.empty())
-      request.headers.emplace_back("mcp-session-id", session_id_);
+    from.session_id = session_id_;
     ++pending_;
   }
-  request.body = std::string{line};
+  auto parsed = parse_message(line);
+  if (auto* refused = std::get_if<answer>(&parsed)) {
+    deliver(*refused, false);
+    return;
+  }
+  const auto& message = std::get<json_rpc::message>(parsed);
   // A notification (a method, no id) is never answered on the wire.
-  bool notification = false;
-  boost::json::error_code ec;
-  auto parsed = boost::json::parse(request.body, ec);
-  if (!ec && parsed.is_object())
-    notification = parsed.get_object().contains("method")
-                   && !parsed.get_object().contains("id");
+  bool notification = message.kind == json_rpc::message_kind::notification;
   try {
-    endpoint_.handle(request, [this, notification](http_reply reply) {
-      deliver(std::move(reply), notification);
-    });
+    core_.handle(message, from,
+                 std::make_shared<channel>(*this, notification));
   } catch (const std::exception& ex) {
     // handle() answers every message; should it throw instead, the line
     // still counts as answered, or run() would wait for it for ever.
@@ -223,10 +190,6 @@ void stdio_server::run() {
   // Every call ends by its deadline: the replies due are awaited.
   std::unique_lock<std::mutex> lock{state_mutex_};
   idle_.wait(lock, [&] { return pending_ == 0; });
-  auto pumps = std::move(pumps_);
-  lock.unlock();
-  for (auto& p : pumps)
-    p.thread.join();
 }
 
 } // namespace transitd::mcp

@@ -1,8 +1,8 @@
-#include "transport/stops_json.hpp"
+#include "transitd/transport/stops_json.hpp"
 
-#include "transport/departures_json.hpp"
+#include "transitd/transport/departures_json.hpp"
 
-#include "transport/json_text.hpp"
+#include "transitd/transport/json_text.hpp"
 
 namespace json = boost::json;
 

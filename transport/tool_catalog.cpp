@@ -1,4 +1,4 @@
-#include "transport/tool_catalog.hpp"
+#include "transitd/transport/tool_catalog.hpp"
 
 #include <algorithm>
 #include <climits>

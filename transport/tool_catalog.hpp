@@ -19,9 +19,9 @@
 
 #include <boost/json.hpp>
 
-#include "messages/common.hpp"
-#include "messages/error.hpp"
-#include "messages/limits.hpp"
+#include "transitd/messages/common.hpp"
+#include "transitd/messages/error.hpp"
+#include "transitd/messages/limits.hpp"
 
 namespace transitd::mcp {
 

@@ -3,14 +3,14 @@
 // with its typed request and reply. The daemon runs them through the
 // gateway (transport/tools.cpp); the MCP fuzz target runs the parsers only.
 
-#include "transport/departures_json.hpp"
-#include "transport/geocode_json.hpp"
-#include "transport/london_json.hpp"
-#include "transport/plan_json.hpp"
-#include "transport/realtime_json.hpp"
-#include "transport/stops_json.hpp"
-#include "transport/tool_catalog.hpp"
-#include "transport/variables_json.hpp"
+#include "transitd/transport/departures_json.hpp"
+#include "transitd/transport/geocode_json.hpp"
+#include "transitd/transport/london_json.hpp"
+#include "transitd/transport/plan_json.hpp"
+#include "transitd/transport/realtime_json.hpp"
+#include "transitd/transport/stops_json.hpp"
+#include "transitd/transport/tool_catalog.hpp"
+#include "transitd/transport/variables_json.hpp"
 
 namespace transitd::mcp {
 

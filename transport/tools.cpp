@@ -1,6 +1,6 @@
-#include "transport/tools.hpp"
+#include "transitd/transport/tools.hpp"
 
-#include "transport/tool_list.hpp"
+#include "transitd/transport/tool_list.hpp"
 
 namespace json = boost::json;
 

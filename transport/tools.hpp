@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "actors/tool_router.hpp"
-#include "transport/gateway.hpp"
-#include "transport/tool_catalog.hpp"
+#include "transitd/actors/tool_router.hpp"
+#include "transitd/transport/gateway.hpp"
+#include "transitd/transport/tool_catalog.hpp"
 
 namespace transitd::mcp {
 

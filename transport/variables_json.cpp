@@ -1,10 +1,10 @@
-#include "transport/variables_json.hpp"
+#include "transitd/transport/variables_json.hpp"
 
-#include "transport/oauth.hpp"
+#include "transitd/transport/oauth.hpp"
 
-#include "messages/time.hpp"
+#include "transitd/messages/time.hpp"
 
-#include "transport/json_text.hpp"
+#include "transitd/transport/json_text.hpp"
 
 namespace json = boost::json;
 

@@ -1,4 +1,4 @@
-#include "util/base64.hpp"
+#include "transitd/util/base64.hpp"
 
 #include <array>
 #include <cstdint>

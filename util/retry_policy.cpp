@@ -1,4 +1,4 @@
-#include "util/retry_policy.hpp"
+#include "transitd/util/retry_policy.hpp"
 
 #include <algorithm>
 

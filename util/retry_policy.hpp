@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "messages/error.hpp"
+#include "transitd/messages/error.hpp"
 
 namespace transitd {
 

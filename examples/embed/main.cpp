@@ -17,7 +17,7 @@
 #include <caf/scoped_actor.hpp>
 #include <caf/type_id.hpp>
 
-#include <actors/engine.hpp>
+#include <transitd/actors/engine.hpp>
 
 // The host application's own messages live in its own type-ID block. It
 // starts at the first custom ID; transitd's block starts 300 above it

@@ -13,6 +13,7 @@ trap 'kill ${mock_pid:-} 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
 test -f "$work/prefix/lib/cmake/transitd/transitdConfig.cmake"
 test -f "$work/prefix/include/transitd/actors/engine.hpp"
+test -f "$work/prefix/include/transitd/offline/raptor.hpp"
 cmake -S "$here" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" \
   -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$work/build" -j2 >/dev/null
@@ -28,3 +29,8 @@ done
 [ -n "$port" ] || { cat "$work/mock.log"; exit 1; }
 timeout 60 "$work/build/embed_example" \
   "http://127.0.0.1:$port/routing/v2/hsl/gtfs/v1"
+
+# The offline engine on the Caltrain fixture: no upstream, no key.
+timeout 120 "$work/build/embed_offline" \
+  "$here/../../tests/fixtures/upstream/gtfs/caltrain-2023-09/caltrain-gtfs.zip" \
+  2023-11-07T08:00:00-08:00 37.7576 -122.3919 37.4434 -122.1647

@@ -1,4 +1,4 @@
-#include "providers/mock/alerts_generator.hpp"
+#include "transitd/providers/mock/alerts_generator.hpp"
 
 namespace json = boost::json;
 

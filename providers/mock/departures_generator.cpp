@@ -1,4 +1,4 @@
-#include "providers/mock/departures_generator.hpp"
+#include "transitd/providers/mock/departures_generator.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,10 +1,10 @@
-#include "providers/mock/geocoding_generator.hpp"
+#include "transitd/providers/mock/geocoding_generator.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cctype>
 
-#include "providers/mock/departures_generator.hpp"
+#include "transitd/providers/mock/departures_generator.hpp"
 
 namespace json = boost::json;
 

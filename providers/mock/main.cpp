@@ -11,7 +11,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "providers/mock/mock_upstream.hpp"
+#include "transitd/providers/mock/mock_upstream.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "providers/mock/mock_upstream.hpp"
+#include "transitd/providers/mock/mock_upstream.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -10,13 +10,13 @@
 #include <httplib.h>
 #include <sys/socket.h>
 
-#include "providers/mock/departures_generator.hpp"
-#include "providers/mock/geocoding_generator.hpp"
-#include "providers/mock/alerts_generator.hpp"
-#include "providers/mock/plan_generator.hpp"
-#include "providers/mock/stops_generator.hpp"
-#include "providers/mock/tfl_generator.hpp"
-#include "net/connection_server.hpp"
+#include "transitd/providers/mock/departures_generator.hpp"
+#include "transitd/providers/mock/geocoding_generator.hpp"
+#include "transitd/providers/mock/alerts_generator.hpp"
+#include "transitd/providers/mock/plan_generator.hpp"
+#include "transitd/providers/mock/stops_generator.hpp"
+#include "transitd/providers/mock/tfl_generator.hpp"
+#include "transitd/net/connection_server.hpp"
 
 namespace json = boost::json;
 

@@ -1,4 +1,4 @@
-#include "providers/mock/plan_generator.hpp"
+#include "transitd/providers/mock/plan_generator.hpp"
 
 #include <algorithm>
 #include <chrono>

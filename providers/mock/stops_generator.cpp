@@ -1,10 +1,10 @@
-#include "providers/mock/stops_generator.hpp"
+#include "transitd/providers/mock/stops_generator.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 
-#include "providers/mock/departures_generator.hpp"
+#include "transitd/providers/mock/departures_generator.hpp"
 
 namespace json = boost::json;
 

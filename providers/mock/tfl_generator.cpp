@@ -1,4 +1,4 @@
-#include "providers/mock/tfl_generator.hpp"
+#include "transitd/providers/mock/tfl_generator.hpp"
 
 #include <algorithm>
 #include <array>
@@ -8,7 +8,7 @@
 #include <date/date.h>
 #include <date/tz.h>
 
-#include "providers/mock/departures_generator.hpp"
+#include "transitd/providers/mock/departures_generator.hpp"
 
 namespace json = boost::json;
 

@@ -1,7 +1,7 @@
 // DEPARTURES_BOARD on the deterministic scheduler, with a stand-in
 // TIMETABLE that implements the real interface.
 
-#include "actors/departures_board.hpp"
+#include "transitd/actors/departures_board.hpp"
 
 #include <caf/exit_reason.hpp>
 #include <caf/send.hpp>
@@ -9,7 +9,7 @@
 #include <caf/typed_event_based_actor.hpp>
 #include <catch2/catch.hpp>
 
-#include "messages/time.hpp"
+#include "transitd/messages/time.hpp"
 #include "support/deterministic.hpp"
 #include "support/stand_ins.hpp"
 

@@ -1,10 +1,10 @@
 // The get_departures contract, rule by rule, on pure functions.
 
-#include "actors/departures_rules.hpp"
+#include "transitd/actors/departures_rules.hpp"
 
 #include <catch2/catch.hpp>
 
-#include "messages/time.hpp"
+#include "transitd/messages/time.hpp"
 
 using namespace transitd;
 

@@ -2,7 +2,7 @@
 // system and calls tools with typed requests. No HTTP on our side (the mock
 // upstream stands in for Digitransit).
 
-#include "actors/engine.hpp"
+#include "transitd/actors/engine.hpp"
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
@@ -10,7 +10,8 @@
 #include <caf/typed_event_based_actor.hpp>
 #include <catch2/catch.hpp>
 
-#include "providers/mock/mock_upstream.hpp"
+#include "transitd/messages/time.hpp"
+#include "transitd/providers/mock/mock_upstream.hpp"
 
 using namespace transitd;
 using namespace std::chrono_literals;
@@ -118,11 +119,12 @@ TEST_CASE("spawn_engine takes its providers from the configuration",
     -> journey_planner_actor { return ctx.system.spawn(no_journeys); };
   auto engine = spawn_engine(sys, config);
   CHECK(made == 1);
-  // No provider asked for the Digitransit routing gate; the defaults for
-  // the other roles still made theirs.
+  // No provider asked for the Digitransit routing gate; the default
+  // geocoder still made its own. TfL has no URL here: no gate (planJourney
+  // answers that it is not configured).
   CHECK_FALSE(engine.gate("digitransit-routing"));
   CHECK(engine.gate("digitransit-geocoding"));
-  CHECK(engine.gate("tfl"));
+  CHECK_FALSE(engine.gate("tfl"));
   {
     caf::scoped_actor self{sys};
     get_departures_request request;
@@ -135,6 +137,95 @@ TEST_CASE("spawn_engine takes its providers from the configuration",
           CHECK(reply.departures[0].line == "X1");
         },
         [&](caf::error& err) { FAIL(caf::to_string(err)); });
+  }
+  engine.shutdown();
+}
+
+TEST_CASE("an offline engine: a feed from its sources, heard loading by "
+          "subscription, answers with no network and starts no provider it "
+          "was not given",
+          "[engine][embedding][gtfs]") {
+  caf::actor_system_config cfg;
+  cfg.set("scheduler.max-threads", size_t{2});
+  add_message_types(cfg);
+  caf::actor_system sys{cfg};
+  engine_config config;
+  config.variables.path = ":memory:";
+  gtfs_feed_options feed;
+  feed.name = "caltrain";
+  feed.sources = {std::string{TRANSITD_FIXTURES_DIR}
+                  + "/gtfs/caltrain-2023-09/caltrain-gtfs.zip"};
+  config.feeds.push_back(feed);
+  // One clock for the engine and its feeds: Tuesday 2023-11-07 08:00 in
+  // San Francisco, from whatever the real time is.
+  config.clock_offset_ms = int64_t{1699372800} * 1000 - now_ms();
+  auto engine = spawn_engine(sys, config);
+  // Nothing but the feed: no upstream gate, no TfL, no demo data.
+  CHECK(engine.gates.empty());
+  {
+    caf::scoped_actor self{sys};
+    // Heard, not polled: the state at once, then each change.
+    self->send(engine.feeds.at(0), feed_subscribe{});
+    feed_event last;
+    for (int i = 0; i < 3 && last.state != feed_state::loaded; ++i)
+      self->receive([&](feed_event& e) { last = std::move(e); },
+                    caf::after(60s) >> [&] { FAIL("no feed event"); });
+    REQUIRE(last.state == feed_state::loaded);
+    CHECK(last.feed == "caltrain");
+    CHECK(last.stops > 0);
+    CHECK(last.first_day == "2023-09-23");
+    get_departures_request departures;
+    departures.stop = {stop_ref::kind::id, "caltrain:70021"};
+    departures.window_minutes = 60;
+    self->request(engine.router, 10s, departures)
+      .receive(
+        [&](get_departures_reply& reply) {
+          CHECK(reply.stop_name == "22nd Street Caltrain Station");
+          REQUIRE_FALSE(reply.departures.empty());
+          CHECK_THAT(reply.departures[0].scheduled_time,
+                     Catch::StartsWith("2023-11-07T0")
+                       && Catch::EndsWith("-08:00"));
+        },
+        [&](caf::error& err) { FAIL(caf::to_string(err)); });
+    plan_trip_request plan;
+    plan.origin.position = {37.7576, -122.3919};
+    plan.destination.position = {37.4434, -122.1647};
+    self->request(engine.router, 10s, plan)
+      .receive(
+        [&](plan_trip_reply& reply) {
+          CHECK(reply.timezone == "America/Los_Angeles");
+          CHECK_FALSE(reply.itineraries.empty());
+        },
+        [&](caf::error& err) { FAIL(caf::to_string(err)); });
+    find_stops_request stops;
+    stops.center = {37.4434, -122.1647};
+    self->request(engine.router, 10s, stops)
+      .receive(
+        [&](find_stops_reply& reply) {
+          REQUIRE_FALSE(reply.stops.empty());
+          CHECK(reply.stops[0].id.rfind("caltrain:", 0) == 0);
+        },
+        [&](caf::error& err) { FAIL(caf::to_string(err)); });
+    // What was not given answers so, per call.
+    journey_plan_request london;
+    london.from = "Oxford Circus";
+    london.to = "Bank";
+    self->request(engine.router, 10s, london)
+      .receive([&](journey_plan_reply&) { FAIL("expected an error"); },
+               [&](caf::error& err) {
+                 auto f = to_failure(err);
+                 CHECK(f.code == ec::data_not_available);
+                 CHECK_THAT(f.message, Catch::Contains("not configured"));
+               });
+    station_toilets_request toilets;
+    toilets.station_name = "Oxford Circus";
+    self->request(engine.router, 10s, toilets)
+      .receive([&](station_toilets_reply&) { FAIL("expected an error"); },
+               [&](caf::error& err) {
+                 auto f = to_failure(err);
+                 CHECK(f.code == ec::data_not_available);
+                 CHECK_THAT(f.message, Catch::Contains("not configured"));
+               });
   }
   engine.shutdown();
 }

@@ -1,6 +1,6 @@
 // The geocode_address contract, rule by rule, on pure functions.
 
-#include "actors/geocode_rules.hpp"
+#include "transitd/actors/geocode_rules.hpp"
 
 #include <catch2/catch.hpp>
 

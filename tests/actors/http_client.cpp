@@ -2,7 +2,7 @@
 // and the bounds httplib's client lacks (a response's size, a whole
 // attempt's time).
 
-#include "actors/http_client.hpp"
+#include "transitd/actors/http_client.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -15,8 +15,8 @@
 #include <catch2/catch.hpp>
 #include <httplib.h>
 
-#include "messages/caf_glue.hpp"
-#include "messages/error.hpp"
+#include "transitd/messages/caf_glue.hpp"
+#include "transitd/messages/error.hpp"
 #include "support/moving_clock.hpp"
 
 using namespace transitd;

@@ -1,14 +1,14 @@
 // The London tools' rules: D19's order of journeys and suggestions, D20's
 // station matching, from unsorted inputs (TfL's answers and data files).
 
-#include "actors/london_rules.hpp"
+#include "transitd/actors/london_rules.hpp"
 
 #include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
-#include "providers/tfl_journey.hpp"
+#include "transitd/providers/tfl_journey.hpp"
 #include "support/stand_ins.hpp"
 
 using namespace transitd;

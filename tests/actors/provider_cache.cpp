@@ -1,7 +1,7 @@
 // TIMETABLE_CACHE / GEOCODING_CACHE on the deterministic scheduler: TTL,
 // single-flight, errors, freshness, cancellation.
 
-#include "actors/provider_cache.hpp"
+#include "transitd/actors/provider_cache.hpp"
 
 #include <memory>
 

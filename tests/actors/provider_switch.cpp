@@ -1,6 +1,6 @@
 // PROVIDER_SWITCH: which provider answers, and the engine with a feed.
 
-#include "actors/provider_switch.hpp"
+#include "transitd/actors/provider_switch.hpp"
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
@@ -8,9 +8,9 @@
 #include <caf/typed_event_based_actor.hpp>
 #include <catch2/catch.hpp>
 
-#include "actors/engine.hpp"
-#include "messages/time.hpp"
-#include "providers/gtfs_reader.hpp"
+#include "transitd/actors/engine.hpp"
+#include "transitd/messages/time.hpp"
+#include "transitd/offline/gtfs_reader.hpp"
 #include "support/deterministic.hpp"
 
 using namespace transitd;
@@ -69,6 +69,31 @@ TEST_CASE("provider switch: points go to the first area holding them",
   std::swap(e[0], e[2]);
   CHECK(entry_for_points(e, {times_sq}) == std::optional<std::size_t>{0});
   CHECK(e[0].name == "Digitransit");
+}
+
+TEST_CASE("provider switch: a point no loaded area holds waits for a feed "
+          "still loading, never unsupported-region",
+          "[switch]") {
+  auto e = three();
+  e[1].unavailable = [] {
+    return std::optional<failure>{make_failure(
+      ec::data_not_available, "feed late is loading, retry in about 5 s",
+      "retry in about 5 s", 5)};
+  };
+  auto why = outside_every_area(e, "the point lies");
+  CHECK(why.code == ec::data_not_available);
+  CHECK(is_retryable(why));
+  CHECK(why.retry_after == 5);
+  CHECK_THAT(why.message, Catch::Contains("loading"));
+  // Once its first load has failed it holds no point: the others' areas
+  // are named.
+  e[1].unavailable = [] {
+    return std::optional<failure>{make_failure(
+      ec::data_not_available, "feed late could not be loaded: gone")};
+  };
+  auto outside = outside_every_area(e, "the point lies");
+  CHECK(outside.code == ec::unsupported_region);
+  CHECK_THAT(outside.message, Catch::Contains("nyc"));
 }
 
 namespace {

@@ -1,7 +1,7 @@
 // RATE_LIMITER: the token bucket, keyed limits with hold-offs, and the actor
 // on virtual time.
 
-#include "actors/rate_limiter.hpp"
+#include "transitd/actors/rate_limiter.hpp"
 
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>

@@ -1,6 +1,6 @@
 // The vehicle_positions and service_alerts rules, without actors.
 
-#include "actors/realtime_rules.hpp"
+#include "transitd/actors/realtime_rules.hpp"
 
 #include <catch2/catch.hpp>
 

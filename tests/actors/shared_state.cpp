@@ -2,7 +2,7 @@
 // RATE_LIMITER and the caches with a stand-in REDIS on the deterministic
 // scheduler, and the scripts against a real redis-server on 127.0.0.1.
 
-#include "actors/shared_state.hpp"
+#include "transitd/actors/shared_state.hpp"
 
 #include <map>
 #include <memory>
@@ -12,8 +12,8 @@
 #include <caf/typed_event_based_actor.hpp>
 #include <catch2/catch.hpp>
 
-#include "actors/provider_cache.hpp"
-#include "actors/rate_limiter.hpp"
+#include "transitd/actors/provider_cache.hpp"
+#include "transitd/actors/rate_limiter.hpp"
 #include "support/deterministic.hpp"
 #include "support/servers.hpp"
 

@@ -1,6 +1,6 @@
 // STATION_TOILETS: matching and errors (its TPS limit: tool_router.cpp).
 
-#include "actors/station_toilets.hpp"
+#include "transitd/actors/station_toilets.hpp"
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
@@ -9,7 +9,7 @@
 #include <caf/send.hpp>
 #include <catch2/catch.hpp>
 
-#include "providers/tfl_demo_station_data.hpp"
+#include "transitd/providers/tfl_demo_station_data.hpp"
 
 using namespace transitd;
 using namespace std::chrono_literals;

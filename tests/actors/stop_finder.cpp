@@ -1,6 +1,6 @@
 // STOP_FINDER on the deterministic scheduler with a stand-in TIMETABLE.
 
-#include "actors/stop_finder.hpp"
+#include "transitd/actors/stop_finder.hpp"
 
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>

@@ -1,6 +1,6 @@
 // The find_stops contract, rule by rule, on pure functions.
 
-#include "actors/stops_rules.hpp"
+#include "transitd/actors/stops_rules.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,10 +1,10 @@
-#include "actors/tool_router.hpp"
+#include "transitd/actors/tool_router.hpp"
 
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 #include <catch2/catch.hpp>
 
-#include "actors/rate_limiter.hpp"
+#include "transitd/actors/rate_limiter.hpp"
 #include "support/deterministic.hpp"
 
 using namespace transitd;

@@ -1,7 +1,7 @@
 // TRIP_PLANNER on the deterministic scheduler: the parallel fan-out (D12),
 // the sequential switch, labels, and failures.
 
-#include "actors/trip_planner.hpp"
+#include "transitd/actors/trip_planner.hpp"
 
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>

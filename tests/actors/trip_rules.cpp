@@ -1,7 +1,7 @@
 // The plan_trip contract, rule by rule, on pure functions.
 
-#include "actors/trip_rules.hpp"
-#include "actors/departures_rules.hpp"
+#include "transitd/actors/trip_rules.hpp"
+#include "transitd/actors/departures_rules.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 // UPSTREAM_GATE on the deterministic scheduler with scripted workers:
 // retries, the breaker, 429 hold-offs, outbound limits, queueing, cancel.
 
-#include "actors/upstream_gate.hpp"
+#include "transitd/actors/upstream_gate.hpp"
 
 #include <deque>
 #include <memory>
@@ -11,9 +11,9 @@
 #include <catch2/catch.hpp>
 #include <httplib.h>
 
-#include "actors/http_client.hpp"
-#include "actors/rate_limiter.hpp"
-#include "messages/time.hpp"
+#include "transitd/actors/http_client.hpp"
+#include "transitd/actors/rate_limiter.hpp"
+#include "transitd/messages/time.hpp"
 #include "support/deterministic.hpp"
 
 using namespace transitd;

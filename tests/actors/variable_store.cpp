@@ -1,6 +1,7 @@
 // VARIABLE_STORE: validation, SQLite persistence, principal isolation.
 
-#include "actors/variable_store.hpp"
+#include "transitd/actors/variable_store.hpp"
+#include "transitd/store/sqlite_store.hpp"
 
 #include <filesystem>
 

@@ -20,8 +20,8 @@
 
 #include <httplib.h>
 
-#include "actors/tool_router.hpp"
-#include "actors/trip_rules.hpp"
+#include "transitd/actors/tool_router.hpp"
+#include "transitd/actors/trip_rules.hpp"
 #include "support/daemon_harness.hpp"
 
 namespace json = boost::json;

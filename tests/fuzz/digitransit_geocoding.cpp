@@ -1,5 +1,5 @@
 // libFuzzer: the Pelias search parser on any response body.
-#include "providers/digitransit_geocoding.hpp"
+#include "transitd/providers/digitransit_geocoding.hpp"
 #include "tests/fuzz/common.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

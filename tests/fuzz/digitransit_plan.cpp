@@ -1,5 +1,5 @@
 // libFuzzer: the Digitransit planConnection parser on any response body.
-#include "providers/digitransit_routing.hpp"
+#include "transitd/providers/digitransit_routing.hpp"
 #include "tests/fuzz/common.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

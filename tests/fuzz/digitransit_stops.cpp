@@ -1,6 +1,6 @@
 // libFuzzer: the Digitransit nearby-stops and alerts parsers (both read
 // GraphQL response bodies) on any response body.
-#include "providers/digitransit_routing.hpp"
+#include "transitd/providers/digitransit_routing.hpp"
 #include "tests/fuzz/common.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

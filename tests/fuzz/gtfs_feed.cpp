@@ -5,8 +5,8 @@
 #include <map>
 #include <string>
 
-#include "providers/gtfs_answers.hpp"
-#include "providers/gtfs_reader.hpp"
+#include "transitd/offline/gtfs_answers.hpp"
+#include "transitd/offline/gtfs_reader.hpp"
 #include "tests/fuzz/common.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -5,8 +5,8 @@
 
 #include <string_view>
 
-#include "providers/gtfs_rt.hpp"
-#include "providers/gtfs_rt_trip.hpp"
+#include "transitd/offline/gtfs_rt.hpp"
+#include "transitd/offline/gtfs_rt_trip.hpp"
 #include "tests/fuzz/common.hpp"
 
 using namespace transitd;

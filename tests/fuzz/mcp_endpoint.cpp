@@ -11,8 +11,8 @@
 #include <spdlog/spdlog.h>
 
 #include "tests/fuzz/common.hpp"
-#include "transport/mcp.hpp"
-#include "transport/tool_list.hpp"
+#include "transitd/transport/mcp_http.hpp"
+#include "transitd/transport/tool_list.hpp"
 
 namespace json = boost::json;
 using namespace transitd;
@@ -56,6 +56,7 @@ struct parse_only {
 
 struct fixture {
   mcp::tool_catalog catalog;
+  std::shared_ptr<mcp::core> core;
   std::unique_ptr<mcp::endpoint> endpoint;
   std::string session;
 
@@ -65,13 +66,48 @@ struct fixture {
     mcp::visit_tools(adder);
     mcp::endpoint_options options;
     options.max_sessions = 64; // initialize bodies must not grow memory
-    endpoint = std::make_unique<mcp::endpoint>(options, catalog);
+    core = std::make_shared<mcp::core>(options, catalog);
+    endpoint = std::make_unique<mcp::endpoint>(options, core);
     auto reply = endpoint->handle(request(
       R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})",
       false, 0));
     for (const auto& [name, value] : reply.headers)
       if (name == "Mcp-Session-Id")
         session = value;
+  }
+
+  /// One message straight to the core (stdio): every answer is JSON-RPC
+  /// text or nothing.
+  void line(const std::string& text) {
+    struct checked final : mcp::reply_channel {
+      bool open_stream() override {
+        return true;
+      }
+      void notify(std::string message) override {
+        check(message);
+      }
+      void done(mcp::answer result) override {
+        check(result.message);
+      }
+      static void check(const std::string& message) {
+        if (message.empty())
+          return;
+        json::error_code ec;
+        auto parsed = json::parse(message, ec);
+        if (ec || !parsed.is_object())
+          __builtin_trap();
+      }
+    };
+    auto parsed = mcp::parse_message(text);
+    if (auto* refused = std::get_if<mcp::answer>(&parsed)) {
+      checked::check(refused->message);
+      return;
+    }
+    mcp::peer from;
+    from.cancels_by_id = true;
+    from.message_bytes = text.size();
+    core->handle(std::get<json_rpc::message>(parsed), from,
+                 std::make_shared<checked>());
   }
 
   mcp::http_request request(std::string body, bool with_session,
@@ -90,8 +126,7 @@ struct fixture {
       r.headers.emplace_back("origin", "http://localhost:3000");
     if (flags & 0x02) {
       // 2026-07-28: headers that mirror the body, so that the checks pass
-      // and dispatch is reached; or (with 0x04) a line over stdio.
-      r.stdio = (flags & 0x04) != 0;
+      // and dispatch is reached.
       json::error_code ec;
       auto parsed = json::parse(body, ec);
       if (!ec && parsed.is_object()) {
@@ -121,6 +156,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // DELETE would end the shared session; keep it for the others.
   if ((flags & 0x40) && with_session)
     flags &= ~0x40;
+  if (flags & 0x04) {
+    // A line as stdio hands it to the core: no HTTP around it.
+    f.line(body);
+    return 0;
+  }
   auto reply = f.endpoint->handle(f.request(std::move(body), with_session,
                                             flags));
   // Every reply is an HTTP status with a well-formed JSON or SSE body.

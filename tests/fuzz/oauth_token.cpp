@@ -11,7 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "tests/fuzz/common.hpp"
-#include "transport/oauth.hpp"
+#include "transitd/transport/oauth.hpp"
 
 using namespace transitd;
 

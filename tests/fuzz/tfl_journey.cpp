@@ -1,6 +1,6 @@
 // libFuzzer: the TfL Journey Planner parser. The first byte picks the HTTP
 // status (200, 300, 400, 404, 429, 500), the rest is the body.
-#include "providers/tfl_journey.hpp"
+#include "transitd/providers/tfl_journey.hpp"
 #include "tests/fuzz/common.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -3,7 +3,7 @@
 #include <optional>
 #include <string>
 
-#include "providers/tfl_station_data.hpp"
+#include "transitd/providers/tfl_station_data.hpp"
 #include "tests/fuzz/common.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -9,7 +9,7 @@
 #include <iostream>
 #include <string>
 
-#include "providers/digitransit_routing.hpp"
+#include "transitd/providers/digitransit_routing.hpp"
 
 using namespace transitd;
 

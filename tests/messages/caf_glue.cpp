@@ -2,7 +2,7 @@
 // caf::error, and every message type serialises and deserialises (what a
 // process boundary would do to it).
 
-#include "messages/caf_glue.hpp"
+#include "transitd/messages/caf_glue.hpp"
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>

@@ -1,5 +1,5 @@
-#include "messages/error.hpp"
-#include "messages/resilience.hpp"
+#include "transitd/messages/error.hpp"
+#include "transitd/messages/resilience.hpp"
 
 #include <set>
 #include <string>

@@ -1,4 +1,4 @@
-#include "messages/time.hpp"
+#include "transitd/messages/time.hpp"
 
 #include <catch2/catch.hpp>
 

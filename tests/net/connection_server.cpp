@@ -4,7 +4,7 @@
 // request deadline while its handler works, shut_down() ends idle
 // keep-alive waits.
 
-#include "net/connection_server.hpp"
+#include "transitd/net/connection_server.hpp"
 
 #include <atomic>
 #include <chrono>

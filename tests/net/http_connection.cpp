@@ -1,7 +1,7 @@
 // The connection stream over a socketpair: buffered reads, coalesced
 // writes, the head budget, the request deadline and the stop signal.
 
-#include "net/http_connection.hpp"
+#include "transitd/net/http_connection.hpp"
 
 #include <algorithm>
 #include <atomic>

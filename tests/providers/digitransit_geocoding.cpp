@@ -1,6 +1,6 @@
 // The Pelias client's pure half, against recorded payloads.
 
-#include "providers/digitransit_geocoding.hpp"
+#include "transitd/providers/digitransit_geocoding.hpp"
 
 
 #include <catch2/catch.hpp>

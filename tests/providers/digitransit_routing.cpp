@@ -1,6 +1,6 @@
 // The Digitransit routing client's pure half, against recorded payloads.
 
-#include "providers/digitransit_routing.hpp"
+#include "transitd/providers/digitransit_routing.hpp"
 
 
 #include <boost/json.hpp>

@@ -2,7 +2,7 @@
 // its routers (on the deterministic scheduler), and only ids in flight are
 // held.
 
-#include "providers/gtfs_feed_actor.hpp"
+#include "transitd/providers/gtfs_feed_actor.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -161,4 +161,63 @@ TEST_CASE_METHOD(fixture, "FEED: a cancel after the answer changes nothing",
   auto again = answer();
   REQUIRE(again);
   CHECK(again->itineraries.size() == 1);
+}
+
+TEST_CASE("feed slot: while loading, calls are told to retry and when; a "
+          "failed first load is not retryable",
+          "[gtfs][feed]") {
+  feed_slot slot{"t"};
+  slot.start_loading();
+  auto loading = slot.unavailable();
+  REQUIRE(loading);
+  CHECK(loading->code == ec::data_not_available);
+  CHECK(is_retryable(*loading));
+  CHECK(loading->retry_after >= 1);
+  CHECK_THAT(loading->message,
+             Catch::Contains("feed t is loading, retry in about "));
+  CHECK_THAT(loading->hint, Catch::StartsWith("retry in about "));
+  // A failure code alone would not say so: data-not-available is
+  // retryable only with a time to retry at.
+  CHECK_FALSE(is_retryable(ec::data_not_available));
+  slot.fail("no stops.txt");
+  auto failed = slot.unavailable();
+  REQUIRE(failed);
+  CHECK(failed->code == ec::data_not_available);
+  CHECK_FALSE(is_retryable(*failed));
+  CHECK_THAT(failed->message, Catch::Contains("no stops.txt"));
+  slot.publish(one_line(), 12);
+  CHECK_FALSE(slot.unavailable());
+}
+
+TEST_CASE_METHOD(fixture,
+                 "FEED: a subscriber hears the state at once and every "
+                 "change after",
+                 "[gtfs][feed][actor]") {
+  self->send(feed, feed_subscribe{});
+  sched.run();
+  std::vector<feed_event> events;
+  auto take = [&] {
+    self->receive([&](feed_event& e) { events.push_back(std::move(e)); });
+  };
+  take();
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].feed == "t");
+  CHECK(events[0].state == feed_state::loaded);
+  CHECK(events[0].serving);
+  CHECK(events[0].stops == 2);
+  CHECK(events[0].trips == 1);
+  slot->fail("the source vanished");
+  sched.run();
+  take();
+  REQUIRE(events.size() == 2);
+  CHECK(events[1].state == feed_state::failed);
+  CHECK(events[1].serving); // the last good timetable stays
+  CHECK(events[1].error == "the source vanished");
+  slot->publish(one_line(), 7);
+  sched.run();
+  take();
+  REQUIRE(events.size() == 3);
+  CHECK(events[2].state == feed_state::loaded);
+  CHECK(events[2].error.empty());
+  CHECK(events[2].load_ms == 7);
 }

@@ -2,7 +2,7 @@
 // 127.0.0.1, the last good copy kept through failures, reloads only when
 // something changed.
 
-#include "providers/gtfs_fetch.hpp"
+#include "transitd/providers/gtfs_fetch.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -12,7 +12,7 @@
 #include <catch2/catch.hpp>
 #include <httplib.h>
 
-#include "providers/gtfs_feed_actor.hpp"
+#include "transitd/providers/gtfs_feed_actor.hpp"
 
 using namespace transitd;
 

@@ -3,7 +3,7 @@
 // Cache-Control, failures backed off and malformed messages refused whole.
 // Time is the caller's (poll takes it), so nothing here waits.
 
-#include "providers/gtfs_rt_source.hpp"
+#include "transitd/providers/gtfs_rt_source.hpp"
 
 #include <atomic>
 #include <filesystem>

@@ -1,6 +1,6 @@
 // The TfL Journey Planner client's pure half, against recorded answers.
 
-#include "providers/tfl_journey.hpp"
+#include "transitd/providers/tfl_journey.hpp"
 
 #include <fstream>
 #include <sstream>

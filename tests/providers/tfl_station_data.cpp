@@ -1,6 +1,6 @@
 // TfL station data: the real 2024 and 2026 files, and the D20 matching.
 
-#include "providers/tfl_station_data.hpp"
+#include "transitd/providers/tfl_station_data.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "providers/upstream_http.hpp"
+#include "transitd/providers/upstream_http.hpp"
 
 #include <catch2/catch.hpp>
 

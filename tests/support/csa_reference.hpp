@@ -1,7 +1,7 @@
 #pragma once
 // A second router for checking RAPTOR: the Connection Scan Algorithm
 // (Dibbelt, Pajor, Strasser, Wagner 2013), written independently of
-// providers/raptor.cpp, with labels per number of vehicles. It shares only
+// offline/raptor.cpp, with labels per number of vehicles. It shares only
 // the timetable data and the definitions of walking (access and egress to
 // stops within the walk bound at walk_speed_mps, the timetable's footpaths
 // no longer than the bound, the change time where one alights).
@@ -12,7 +12,7 @@
 #include <map>
 #include <vector>
 
-#include "providers/gtfs_timetable.hpp"
+#include "transitd/offline/gtfs_timetable.hpp"
 
 namespace transitd::test {
 

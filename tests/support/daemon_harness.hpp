@@ -12,10 +12,10 @@
 
 #include <boost/json.hpp>
 
-#include "actors/engine.hpp"
-#include "providers/mock/mock_upstream.hpp"
-#include "transport/daemon.hpp"
-#include "transport/mcp.hpp"
+#include "transitd/actors/engine.hpp"
+#include "transitd/providers/mock/mock_upstream.hpp"
+#include "transitd/transport/daemon.hpp"
+#include "transitd/transport/mcp_http.hpp"
 
 namespace httplib {
 class Client;

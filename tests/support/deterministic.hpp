@@ -8,7 +8,7 @@
 #include <caf/scheduler/test_coordinator.hpp>
 #include <caf/scoped_actor.hpp>
 
-#include "messages/caf_glue.hpp"
+#include "transitd/messages/caf_glue.hpp"
 
 namespace transitd::test {
 

@@ -9,7 +9,7 @@
 #include <caf/typed_event_based_actor.hpp>
 #include <catch2/catch.hpp>
 
-#include "messages/interfaces.hpp"
+#include "transitd/messages/interfaces.hpp"
 
 namespace transitd::test {
 

@@ -18,7 +18,7 @@
 #include <openssl/evp.h>
 #include <openssl/rsa.h>
 
-#include "transport/oauth.hpp"
+#include "transitd/transport/oauth.hpp"
 
 namespace transitd::testing {
 

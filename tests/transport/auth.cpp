@@ -1,6 +1,6 @@
 // Bearer tokens: the tokens file, lookup, header parsing, loopback binds.
 
-#include "transport/auth.hpp"
+#include "transitd/transport/auth.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "transport/config.hpp"
+#include "transitd/transport/config.hpp"
 
 #include <map>
 

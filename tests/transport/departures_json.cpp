@@ -1,4 +1,4 @@
-#include "transport/departures_json.hpp"
+#include "transitd/transport/departures_json.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // The events of one SSE reply, pushed from any thread, taken in order.
 
-#include "transport/event_stream.hpp"
+#include "transitd/transport/event_stream.hpp"
 
 #include <thread>
 

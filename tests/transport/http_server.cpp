@@ -3,7 +3,7 @@
 // oversized heads are refused; pipelined requests are answered in order;
 // stop() does not wait out idle keep-alive connections.
 
-#include "transport/http_server.hpp"
+#include "transitd/transport/http_server.hpp"
 
 #include <atomic>
 #include <cerrno>

@@ -1,4 +1,4 @@
-#include "transport/json_rpc.hpp"
+#include "transitd/transport/json_rpc.hpp"
 
 #include <catch2/catch.hpp>
 

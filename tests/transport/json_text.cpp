@@ -1,6 +1,6 @@
 // JSON text for agents: plain decimals, the same values, valid JSON.
 
-#include "transport/json_text.hpp"
+#include "transitd/transport/json_text.hpp"
 
 #include <catch2/catch.hpp>
 

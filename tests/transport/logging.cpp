@@ -1,7 +1,7 @@
 // Log lines: the JSON form, correlation ids, and the tap that feeds MCP
 // notifications/message.
 
-#include "transport/logging.hpp"
+#include "transitd/transport/logging.hpp"
 
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>

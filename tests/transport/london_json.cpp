@@ -1,6 +1,6 @@
 // The London envelope: every code of the contract renders the same shape.
 
-#include "transport/london_json.hpp"
+#include "transitd/transport/london_json.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // MCP Streamable HTTP as a function: every protocol rule, without sockets.
 
-#include "transport/mcp.hpp"
+#include "transitd/transport/mcp_http.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -23,6 +23,7 @@ namespace {
 
 struct endpoint_fixture {
   mcp::tool_catalog catalog;
+  std::shared_ptr<mcp::core> core;
   std::unique_ptr<mcp::endpoint> endpoint;
   std::promise<void> slow_started;
   std::atomic<bool> slow_saw_cancel{false};
@@ -104,7 +105,31 @@ struct endpoint_fixture {
       });
     };
     catalog.add(later);
-    endpoint = std::make_unique<mcp::endpoint>(options, catalog);
+    core = std::make_shared<mcp::core>(options, catalog);
+    endpoint = std::make_unique<mcp::endpoint>(options, core);
+  }
+
+  /// One message straight to the core, as a transport without HTTP sends
+  /// it; waits for the answer.
+  mcp::answer to_core(const std::string& text, const mcp::peer& from) {
+    struct waiting final : mcp::reply_channel {
+      std::promise<mcp::answer> answered;
+      bool open_stream() override {
+        return true;
+      }
+      void notify(std::string) override {
+      }
+      void done(mcp::answer result) override {
+        answered.set_value(std::move(result));
+      }
+    };
+    auto channel = std::make_shared<waiting>();
+    auto result = channel->answered.get_future();
+    auto parsed = mcp::parse_message(text);
+    if (auto* refused = std::get_if<mcp::answer>(&parsed))
+      return *refused;
+    core->handle(std::get<json_rpc::message>(parsed), from, channel);
+    return result.get();
   }
 
   mcp::http_reply post(const std::string& body,
@@ -1088,32 +1113,45 @@ TEST_CASE_METHOD(endpoint_fixture,
 }
 
 TEST_CASE_METHOD(endpoint_fixture,
-                 "over stdio a 2026-07-28 request needs no headers, and "
-                 "notifications/cancelled stops its call",
-                 "[mcp][stateless][stdio]") {
-  mcp::http_request request;
-  request.method = "POST";
-  request.stdio = true;
-  request.headers = {{"content-type", "application/json"}};
-  request.body = R"({"jsonrpc":"2.0","id":"s1","method":"tools/call","params":{"name":"slow","arguments":{},)"
-                 + modern_meta + "}}";
-  std::optional<mcp::http_reply> got;
+                 "the core takes a 2026-07-28 request with no header, and a "
+                 "transport with one client cancels it by naming its id",
+                 "[mcp][stateless][core]") {
+  mcp::peer from;
+  from.cancels_by_id = true;
+  auto body = R"({"jsonrpc":"2.0","id":"s1","method":"tools/call","params":{"name":"slow","arguments":{},)"
+              + modern_meta + "}}";
+  std::optional<mcp::answer> got;
   std::mutex m;
   std::thread call{[&] {
-    auto reply = endpoint->handle(request);
+    auto result = to_core(body, from);
     std::lock_guard<std::mutex> guard{m};
-    got = std::move(reply);
+    got = std::move(result);
   }};
   slow_started.get_future().wait();
-  mcp::http_request cancel = request;
-  cancel.body = R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s1",)"
+  auto cancel = R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s1",)"
                 + modern_meta + "}}";
-  CHECK(endpoint->handle(cancel).status == 202);
+  CHECK(to_core(cancel, from).kind == mcp::answer_kind::accepted);
   call.join();
   CHECK(slow_saw_cancel);
   std::lock_guard<std::mutex> guard{m};
   REQUIRE(got);
-  CHECK(got->body.empty()); // a cancelled call gets no response
+  CHECK(got->message.empty()); // a cancelled call gets no response
+}
+
+TEST_CASE_METHOD(endpoint_fixture,
+                 "the core refuses a message outside a session in the "
+                 "transport's own terms, naming no header",
+                 "[mcp][core]") {
+  auto result = to_core(
+    R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}})",
+    mcp::peer{});
+  CHECK(result.kind == mcp::answer_kind::invalid);
+  CHECK_THAT(result.message, Catch::Contains("send initialize first"));
+  CHECK_THAT(result.message, !Catch::Contains("header"));
+  // Over HTTP the same message names the header it lacks.
+  auto reply = post(R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}})");
+  CHECK(reply.status == 400);
+  CHECK_THAT(reply.body, Catch::Contains("Mcp-Session-Id header required"));
 }
 
 TEST_CASE("2026-07-28: Mcp-Param headers of x-mcp-header fields mirror "

@@ -1,6 +1,6 @@
 // Prometheus exposition of tool calls and engine counters.
 
-#include "transport/metrics.hpp"
+#include "transitd/transport/metrics.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -2,12 +2,12 @@
 // own (keys generated here, its metadata and JWKS on 127.0.0.1), and the
 // endpoint's 401/403 answers with their WWW-Authenticate challenges.
 
-#include "transport/oauth.hpp"
+#include "transitd/transport/oauth.hpp"
 
 #include <catch2/catch.hpp>
 
 #include "support/test_issuer.hpp"
-#include "transport/mcp.hpp"
+#include "transitd/transport/mcp_http.hpp"
 
 namespace json = boost::json;
 using namespace transitd;

@@ -1,7 +1,7 @@
 // Waiting for the stop signal, with the reminder (--insecure's hourly
 // warning) while it waits.
 
-#include "transport/signals.hpp"
+#include "transitd/transport/signals.hpp"
 
 #include <chrono>
 

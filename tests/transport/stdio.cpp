@@ -1,7 +1,7 @@
 // MCP over standard input and output: lines in, lines out, through pipes
 // (no sockets, no process).
 
-#include "transport/stdio.hpp"
+#include "transitd/transport/stdio.hpp"
 
 #include <thread>
 
@@ -33,13 +33,13 @@ std::vector<json::object> serve_lines(const std::string& input,
     done(mcp::success_outcome(std::move(out)));
   };
   catalog.add(echo);
-  mcp::endpoint endpoint{mcp::endpoint_options{}, catalog};
+  mcp::core core{mcp::core_options{}, catalog};
   int in[2];
   int out[2];
   REQUIRE(pipe(in) == 0);
   REQUIRE(pipe(out) == 0);
   std::thread server{[&] {
-    mcp::stdio_server stdio{endpoint, in[0], out[1], max_line};
+    mcp::stdio_server stdio{core, in[0], out[1], max_line};
     stdio.run();
     close(out[1]);
   }};
@@ -136,4 +136,17 @@ TEST_CASE("stdio: a malformed or oversized line is answered and the next "
              Catch::Contains("at most 4096 bytes"));
   CHECK(lines[2].at("id").as_int64() == 3);
   CHECK(lines[2].at("result").at("tools").as_array().size() == 1);
+}
+
+TEST_CASE("stdio: a line before initialize is told to send initialize, "
+          "not of headers",
+          "[stdio]") {
+  auto lines = serve_lines(
+    R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}})"
+    "\n");
+  REQUIRE(lines.size() == 1);
+  auto message = std::string{lines[0].at("error").at("message").as_string()};
+  CHECK_THAT(message, Catch::Contains("send initialize first"));
+  CHECK_THAT(message, !Catch::Contains("header"));
+  CHECK_THAT(message, !Catch::Contains("Mcp-Session-Id"));
 }

@@ -1,12 +1,12 @@
-#include "transport/tool_catalog.hpp"
+#include "transitd/transport/tool_catalog.hpp"
 
 #include <functional>
 
 #include <catch2/catch.hpp>
 
-#include "actors/trip_rules.hpp"
-#include "transport/plan_json.hpp"
-#include "transport/tool_list.hpp"
+#include "transitd/actors/trip_rules.hpp"
+#include "transitd/transport/plan_json.hpp"
+#include "transitd/transport/tool_list.hpp"
 
 namespace json = boost::json;
 using namespace transitd;

@@ -1,4 +1,4 @@
-#include "transport/variables_json.hpp"
+#include "transitd/transport/variables_json.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "util/ids.hpp"
+#include "transitd/util/ids.hpp"
 
 #include <regex>
 #include <set>

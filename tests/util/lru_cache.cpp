@@ -1,6 +1,6 @@
 // The LRU/TTL store behind the provider caches.
 
-#include "util/lru_cache.hpp"
+#include "transitd/util/lru_cache.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // UPSTREAM_GATE's pure rules: backoff, classification, circuit breaker.
 
-#include "util/retry_policy.hpp"
+#include "transitd/util/retry_policy.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,10 +1,10 @@
-#include "providers/mock/departures_generator.hpp"
+#include "transitd/providers/mock/departures_generator.hpp"
 
 #include <set>
 
 #include <catch2/catch.hpp>
 
-#include "providers/digitransit_routing.hpp"
+#include "transitd/providers/digitransit_routing.hpp"
 
 namespace json = boost::json;
 using namespace transitd;

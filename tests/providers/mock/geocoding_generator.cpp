@@ -1,8 +1,8 @@
-#include "providers/mock/geocoding_generator.hpp"
+#include "transitd/providers/mock/geocoding_generator.hpp"
 
 #include <catch2/catch.hpp>
 
-#include "providers/digitransit_geocoding.hpp"
+#include "transitd/providers/digitransit_geocoding.hpp"
 
 namespace json = boost::json;
 using namespace transitd;

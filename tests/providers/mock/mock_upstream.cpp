@@ -1,6 +1,6 @@
 // The mock upstream over real HTTP: GraphQL shapes and each fault control.
 
-#include "providers/mock/mock_upstream.hpp"
+#include "transitd/providers/mock/mock_upstream.hpp"
 
 #include <chrono>
 

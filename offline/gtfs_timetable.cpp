@@ -1,0 +1,270 @@
+#include "transitd/offline/gtfs_timetable.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+namespace transitd::gtfs {
+
+namespace {
+
+/// Grid cells of about 550 m (north-south).
+constexpr double cell_degrees = 0.005;
+
+} // namespace
+
+int32_t walk_seconds(double meters) {
+  return static_cast<int32_t>(std::ceil(meters / walk_speed_mps));
+}
+
+int64_t timetable::cell_of(const coordinate& c) const {
+  auto row = static_cast<int64_t>(std::floor(c.lat / cell_degrees));
+  auto col = static_cast<int64_t>(std::floor(c.lon / cell_degrees));
+  return row * 1'000'000 + col;
+}
+
+void timetable::build_grid() {
+  grid_.clear();
+  for (uint32_t s = 0; s < stops.size(); ++s)
+    grid_[cell_of(stops[s].position)].push_back(s);
+}
+
+std::vector<std::pair<uint32_t, double>>
+timetable::stops_near(const coordinate& center, double radius,
+                      bool routable_only) const {
+  std::vector<std::pair<uint32_t, double>> found;
+  if (!(radius >= 0) || std::abs(center.lat) > 90 || std::abs(center.lon) > 180)
+    return found;
+  constexpr double meters_per_degree = 111'320.0;
+  auto dlat = radius / meters_per_degree;
+  auto coslat = std::max(0.01, std::cos(center.lat * 3.14159265358979 / 180));
+  auto dlon = std::min(180.0, dlat / coslat);
+  auto row0 = static_cast<int64_t>(std::floor((center.lat - dlat) / cell_degrees));
+  auto row1 = static_cast<int64_t>(std::floor((center.lat + dlat) / cell_degrees));
+  auto col0 = static_cast<int64_t>(std::floor((center.lon - dlon) / cell_degrees));
+  auto col1 = static_cast<int64_t>(std::floor((center.lon + dlon) / cell_degrees));
+  // A huge radius would visit more cells than there are stops: scan all.
+  if ((row1 - row0 + 1) * (col1 - col0 + 1) > static_cast<int64_t>(grid_.size())) {
+    for (uint32_t s = 0; s < stops.size(); ++s) {
+      if (routable_only && !routable(s))
+        continue;
+      auto d = distance_m(center, stops[s].position);
+      if (d <= radius)
+        found.emplace_back(s, d);
+    }
+  } else {
+    for (auto row = row0; row <= row1; ++row)
+      for (auto col = col0; col <= col1; ++col) {
+        auto it = grid_.find(row * 1'000'000 + col);
+        if (it == grid_.end())
+          continue;
+        for (auto s : it->second) {
+          if (routable_only && !routable(s))
+            continue;
+          auto d = distance_m(center, stops[s].position);
+          if (d <= radius)
+            found.emplace_back(s, d);
+        }
+      }
+  }
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second < b.second : a.first < b.first;
+  });
+  return found;
+}
+
+void timetable::finish(double footpath_radius) {
+  stop_index_.clear();
+  for (uint32_t s = 0; s < stops.size(); ++s)
+    stop_index_.emplace(stops[s].id, s);
+  trip_index_.clear();
+  trip_index_.reserve(trips.size());
+  for (uint32_t t = 0; t < trips.size(); ++t)
+    trip_index_.emplace(trips[t].id, t);
+  route_index_.clear();
+  for (uint32_t r = 0; r < routes.size(); ++r)
+    route_index_.emplace(routes[r].id, r);
+  trip_pattern.assign(trips.size(), none);
+  trip_rank.assign(trips.size(), none);
+  for (uint32_t p = 0; p < patterns.size(); ++p)
+    for (uint32_t r = 0; r < patterns[p].trip_count; ++r) {
+      auto t = pattern_trips[patterns[p].trips_begin + r];
+      trip_pattern[t] = p;
+      trip_rank[t] = r;
+    }
+  // Where patterns call.
+  std::vector<std::vector<stop_call>> at(stops.size());
+  for (uint32_t p = 0; p < patterns.size(); ++p)
+    for (uint32_t i = 0; i < patterns[p].stop_count; ++i)
+      at[pattern_stops[patterns[p].stops_begin + i].stop].push_back({p, i});
+  calls.clear();
+  calls_begin.assign(1, 0);
+  for (auto& list : at) {
+    calls.insert(calls.end(), list.begin(), list.end());
+    calls_begin.push_back(static_cast<uint32_t>(calls.size()));
+  }
+  // Children of stations.
+  std::vector<std::vector<uint32_t>> kids(stops.size());
+  for (uint32_t s = 0; s < stops.size(); ++s)
+    if (stops[s].parent != none)
+      kids[stops[s].parent].push_back(s);
+  children.clear();
+  children_begin.assign(1, 0);
+  for (auto& list : kids) {
+    children.insert(children.end(), list.begin(), list.end());
+    children_begin.push_back(static_cast<uint32_t>(children.size()));
+  }
+  build_grid();
+  folded_names.clear();
+  for (const auto& s : stops)
+    folded_names.push_back(fold_name(s.name));
+  // Generated footpaths between routable stops.
+  out.clear();
+  out_begin.assign(1, 0);
+  for (uint32_t s = 0; s < stops.size(); ++s) {
+    if (routable(s))
+      for (auto [t, meters] : stops_near(stops[s].position, footpath_radius))
+        if (t != s)
+          out.push_back({t, walk_seconds(meters),
+                         static_cast<int32_t>(std::lround(meters))});
+    out_begin.push_back(static_cast<uint32_t>(out.size()));
+  }
+  // The area: the routable stops' bounding box.
+  area = region{90, -90, 180, -180, "the area of feed " + name};
+  for (uint32_t s = 0; s < stops.size(); ++s) {
+    if (!routable(s))
+      continue;
+    const auto& p = stops[s].position;
+    area.min_lat = std::min(area.min_lat, p.lat);
+    area.max_lat = std::max(area.max_lat, p.lat);
+    area.min_lon = std::min(area.min_lon, p.lon);
+    area.max_lon = std::max(area.max_lon, p.lon);
+  }
+}
+
+std::vector<service_day> timetable::days_around(uint16_t zone,
+                                                int64_t epoch) const {
+  std::vector<service_day> days;
+  const auto& origins = day_origins[zone];
+  // origins[i] is day i - 1; find the day whose origin is the last <= epoch.
+  auto it = std::upper_bound(origins.begin(), origins.end(), epoch);
+  // Past the day after the last day: nothing runs any more.
+  if (it == origins.end() && epoch - origins.back() >= 86400)
+    return days;
+  auto index = static_cast<int32_t>(it - origins.begin()) - 1 - 1;
+  for (auto d = index - 1; d <= index + 1; ++d)
+    if (d >= 0 && d < day_count)
+      days.push_back({d, origin(zone, d)});
+  return days;
+}
+
+std::optional<uint32_t> timetable::find_trip(std::string_view id) const {
+  auto i = trip_index_.find(std::string{id});
+  if (i == trip_index_.end())
+    return std::nullopt;
+  return i->second;
+}
+
+std::optional<uint32_t> timetable::find_route(std::string_view id) const {
+  auto i = route_index_.find(std::string{id});
+  if (i == route_index_.end())
+    return std::nullopt;
+  return i->second;
+}
+
+std::optional<uint32_t> timetable::find_stop(std::string_view id) const {
+  auto it = stop_index_.find(std::string{id});
+  if (it == stop_index_.end())
+    return std::nullopt;
+  return it->second;
+}
+
+std::vector<uint32_t> timetable::stop_and_children(uint32_t s) const {
+  std::vector<uint32_t> all{s};
+  for (auto i = children_begin[s]; i < children_begin[s + 1]; ++i)
+    all.push_back(children[i]);
+  return all;
+}
+
+std::vector<transit_mode> timetable::modes_at(uint32_t s) const {
+  std::vector<transit_mode> modes;
+  for (auto member : stop_and_children(s))
+    for (auto i = calls_begin[member]; i < calls_begin[member + 1]; ++i) {
+      const auto& p = patterns[calls[i].pattern];
+      auto m = routes[trips[pattern_trips[p.trips_begin]].route].mode;
+      if (std::find(modes.begin(), modes.end(), m) == modes.end())
+        modes.push_back(m);
+    }
+  std::sort(modes.begin(), modes.end());
+  return modes;
+}
+
+std::string_view timetable::headsign(uint32_t p, uint32_t trip_rank) const {
+  const auto& pat = patterns[p];
+  const auto& t = trips[pattern_trips[pat.trips_begin + trip_rank]];
+  if (!t.headsign.empty())
+    return t.headsign;
+  return stops[pattern_stops[pat.stops_begin + pat.stop_count - 1].stop].name;
+}
+
+std::string_view timetable::line_name(uint32_t r) const {
+  const auto& x = routes[r];
+  return x.short_name.empty() ? std::string_view{x.long_name}
+                              : std::string_view{x.short_name};
+}
+
+std::string fold_name(std::string_view text) {
+  // U+00C0..U+00FF: the Latin-1 letters, without their accents.
+  static constexpr const char* latin1[64] = {
+    "a", "a", "a", "a", "a", "a", "ae", "c", "e", "e", "e", "e", "i", "i",
+    "i", "i", "d", "n", "o", "o", "o", "o", "o", " ", "o", "u", "u", "u",
+    "u", "y", "th", "ss", "a", "a", "a", "a", "a", "a", "ae", "c", "e", "e",
+    "e", "e", "i", "i", "i", "i", "d", "n", "o", "o", "o", "o", "o", " ",
+    "o", "u", "u", "u", "u", "y", "th", "y"};
+  std::string out;
+  out.reserve(text.size());
+  auto space = [&] {
+    if (!out.empty() && out.back() != ' ')
+      out.push_back(' ');
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      if (std::isalnum(c))
+        out.push_back(static_cast<char>(std::tolower(c)));
+      else if (c == '\'')
+        continue; // "Macy's" matches "macys"
+      else
+        space();
+      continue;
+    }
+    if (c == 0xC3 && i + 1 < text.size()) {
+      auto d = static_cast<unsigned char>(text[i + 1]);
+      if (d >= 0x80 && d <= 0xBF) {
+        out += latin1[d - 0x80];
+        ++i;
+        continue;
+      }
+    }
+    if ((c == 0xC4 || c == 0xC5) && i + 1 < text.size()) {
+      // Latin Extended-A (U+0100..U+017F): pairs of upper/lower letters
+      // whose base letters follow this table.
+      static constexpr char base[] = "aaaaaaccccccccddddeeeeeeeeeegggggggghhhhiiiiiiiiiijjjjkkklllllllllln"
+                                     "nnnnnnnnoooooooorrrrrrssssssssttttttuuuuuuuuuuuuwwyyyzzzzzzs";
+      auto d = static_cast<unsigned char>(text[i + 1]);
+      auto index = (c - 0xC4) * 64 + (d - 0x80);
+      if (d >= 0x80 && d <= 0xBF && index < static_cast<int>(sizeof base - 1)) {
+        out.push_back(base[index]);
+        ++i;
+        continue;
+      }
+    }
+    // Any other character is kept as it is (Cyrillic, CJK, ...).
+    out.push_back(static_cast<char>(c));
+  }
+  while (!out.empty() && out.back() == ' ')
+    out.pop_back();
+  return out;
+}
+
+} // namespace transitd::gtfs

@@ -1,0 +1,241 @@
+#pragma once
+// The in-memory timetable of one or more GTFS feeds merged under one name:
+// stops, routes and trips as the feeds give them, and the structures the
+// router and the tools read (RAPTOR's route patterns with their trips
+// sorted, service days, footpaths, a spatial grid). Built once by
+// `load_gtfs` and never changed after: a refresh builds a new one.
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "transitd/messages/common.hpp"
+
+namespace transitd::gtfs {
+
+inline constexpr uint32_t none = std::numeric_limits<uint32_t>::max();
+
+/// Walking speed of every walk the router plans (access, egress,
+/// footpaths): 1.2 m/s, about 4.3 km/h.
+inline constexpr double walk_speed_mps = 1.2;
+
+/// Seconds to walk `meters` at `walk_speed_mps`, rounded up.
+int32_t walk_seconds(double meters);
+
+struct stop {
+  /// The feed's stop_id (without the feed name).
+  std::string id;
+  std::string name;
+  coordinate position;
+  /// The parent station's index, or `none`.
+  uint32_t parent = none;
+  /// GTFS location_type: 0 stop/platform, 1 station, 2 entrance, ...
+  uint8_t location_type = 0;
+  std::string platform_code;
+  /// GTFS wheelchair_boarding: 0 unknown, 1 possible, 2 not possible.
+  uint8_t wheelchair_boarding = 0;
+  /// IANA zone: stop_timezone, else the agency's.
+  uint16_t zone = 0;
+};
+
+struct route {
+  std::string id;
+  std::string short_name;
+  std::string long_name;
+  int32_t route_type = 3;
+  transit_mode mode = transit_mode::bus;
+};
+
+struct trip {
+  std::string id;
+  uint32_t route = 0;
+  std::string headsign;
+  uint32_t service = 0;
+  uint8_t direction = 0;
+  /// GTFS wheelchair_accessible: 0 unknown, 1 yes, 2 no.
+  uint8_t wheelchair = 0;
+};
+
+/// A RAPTOR route: trips of one service that call at the same stops in the
+/// same order with the same pickup and drop-off rules, none overtaking
+/// another, sorted by departure.
+struct pattern {
+  uint32_t stops_begin = 0; ///< into `pattern_stops`
+  uint32_t stop_count = 0;
+  uint32_t trips_begin = 0; ///< into `pattern_trips`
+  uint32_t trip_count = 0;
+  uint32_t times_begin = 0; ///< into `times`, trip-major
+  uint16_t zone = 0;
+  /// The service every trip of the pattern runs on.
+  uint32_t service = 0;
+};
+
+/// One call of a trip at a stop: seconds after the service day's origin
+/// (noon minus 12 hours, local), so past 24:00 for trips after midnight.
+struct stop_time {
+  int32_t arrival = 0;
+  int32_t departure = 0;
+};
+
+/// A stop of a pattern and what a passenger may do there.
+struct pattern_stop {
+  uint32_t stop = 0;
+  bool pickup = true;
+  bool drop_off = true;
+  /// stop_times.txt's stop_sequence (the same for every trip of the
+  /// pattern: it is part of what groups them), for realtime updates.
+  uint32_t sequence = 0;
+};
+
+struct footpath {
+  uint32_t stop = 0;
+  int32_t seconds = 0;
+  /// Meters walked (great-circle).
+  int32_t meters = 0;
+};
+
+/// Where a pattern calls at a stop.
+struct stop_call {
+  uint32_t pattern = 0;
+  uint32_t position = 0;
+};
+
+/// A day of service in a zone: which day and when it starts.
+struct service_day {
+  /// Index into the feed's day range.
+  int32_t day = 0;
+  /// Epoch seconds of the day's origin (noon minus 12 h, local).
+  int64_t origin = 0;
+};
+
+/// What loading reported: counts and skipped rows.
+struct load_report {
+  std::size_t stops = 0;
+  std::size_t routes = 0;
+  std::size_t trips = 0;
+  std::size_t stop_times = 0;
+  std::size_t patterns = 0;
+  std::size_t footpaths = 0;
+  std::size_t frequency_trips = 0;
+  std::size_t skipped_rows = 0;
+  /// Up to a few "file:line: what" samples of skipped rows.
+  std::vector<std::string> samples;
+  /// First and last day of service (YYYY-MM-DD), from the calendars.
+  std::string first_day;
+  std::string last_day;
+};
+
+class timetable {
+public:
+  std::string name;
+  std::vector<std::string> zones;
+  std::vector<stop> stops;
+  std::vector<route> routes;
+  std::vector<trip> trips;
+  std::vector<pattern> patterns;
+  std::vector<pattern_stop> pattern_stops;
+  std::vector<uint32_t> pattern_trips;
+  std::vector<stop_time> times;
+  /// Per stop, CSR: where patterns call (`calls_begin[s]..[s+1]`).
+  std::vector<uint32_t> calls_begin;
+  std::vector<stop_call> calls;
+  /// Per stop, CSR: footpaths out of and into the stop (other stops).
+  std::vector<uint32_t> out_begin;
+  std::vector<footpath> out;
+  std::vector<uint32_t> in_begin;
+  std::vector<footpath> in;
+  /// Per stop: seconds needed to change vehicles there (transfers.txt's
+  /// min_transfer_time from the stop to itself or its station), else 0.
+  std::vector<int32_t> change_seconds;
+  /// Children of each station (CSR).
+  std::vector<uint32_t> children_begin;
+  std::vector<uint32_t> children;
+  /// Days: `first_day` is days since 1970-01-01; service `s` runs on day
+  /// `d` when `runs[s * day_count + d]`.
+  int32_t first_day = 0;
+  int32_t day_count = 0;
+  std::vector<uint8_t> runs;
+  /// Per zone, per day (plus one day either side): the day's origin.
+  std::vector<std::vector<int64_t>> day_origins;
+  /// Each stop's name folded by `fold_name`, for name search.
+  std::vector<std::string> folded_names;
+  /// The stops' bounding box, the service area.
+  region area;
+  load_report report;
+
+  const stop_time& time_at(const pattern& p, uint32_t trip_rank,
+                           uint32_t position) const {
+    return times[p.times_begin + trip_rank * p.stop_count + position];
+  }
+  bool runs_on(uint32_t service, int32_t day) const {
+    return day >= 0 && day < day_count
+           && runs[static_cast<std::size_t>(service) * day_count + day] != 0;
+  }
+  /// The origin of day `day` (may be -1 or day_count) in `zone`.
+  int64_t origin(uint16_t zone, int32_t day) const {
+    return day_origins[zone][static_cast<std::size_t>(day + 1)];
+  }
+  /// The service days whose trips can run at `epoch` (the day before, for
+  /// trips past midnight; the day itself; the day after, for origins
+  /// before midnight across a DST change), inside the feed's range.
+  std::vector<service_day> days_around(uint16_t zone, int64_t epoch) const;
+
+  /// A stop by the feed's stop_id.
+  std::optional<uint32_t> find_stop(std::string_view id) const;
+  /// A trip by the feed's trip_id ("ID@SECONDS" for a frequencies.txt
+  /// trip starting SECONDS after the day's origin).
+  std::optional<uint32_t> find_trip(std::string_view id) const;
+  /// A route by the feed's route_id.
+  std::optional<uint32_t> find_route(std::string_view id) const;
+  /// Where each trip runs: its pattern and rank there (`none` for a trip
+  /// that none holds, one skipped while loading).
+  std::vector<uint32_t> trip_pattern;
+  std::vector<uint32_t> trip_rank;
+  /// Stops (routable ones, that patterns call at) within `radius` meters,
+  /// with their distance, nearest first.
+  std::vector<std::pair<uint32_t, double>>
+  stops_near(const coordinate& center, double radius,
+             bool routable_only = true) const;
+  /// Whether a pattern calls at the stop.
+  bool routable(uint32_t stop) const {
+    return calls_begin[stop + 1] > calls_begin[stop];
+  }
+  /// The modes of the routes calling at a stop or, for a station, at its
+  /// children.
+  std::vector<transit_mode> modes_at(uint32_t stop) const;
+  /// The stop itself, and the children of a station.
+  std::vector<uint32_t> stop_and_children(uint32_t stop) const;
+  /// Headsign of a trip: trip_headsign, else its last stop's name.
+  std::string_view headsign(uint32_t pattern, uint32_t trip_rank) const;
+  /// What passengers read on the vehicle: route_short_name, else long name.
+  std::string_view line_name(uint32_t route) const;
+
+  // Built by `finish`.
+  void finish(double footpath_radius);
+
+private:
+  friend struct timetable_builder;
+  struct grid_key_hash {
+    std::size_t operator()(int64_t k) const noexcept {
+      return std::hash<int64_t>{}(k);
+    }
+  };
+  std::unordered_map<std::string, uint32_t> stop_index_;
+  std::unordered_map<std::string, uint32_t> trip_index_;
+  std::unordered_map<std::string, uint32_t> route_index_;
+  std::unordered_map<int64_t, std::vector<uint32_t>, grid_key_hash> grid_;
+  void build_grid();
+  int64_t cell_of(const coordinate& c) const;
+};
+
+/// Lower case, Latin accents removed ("Töölö" → "toolo", "ß" → "ss"),
+/// punctuation as spaces, runs of spaces as one: for matching names.
+std::string fold_name(std::string_view text);
+
+} // namespace transitd::gtfs

@@ -1,0 +1,368 @@
+// The GTFS reader on the real feeds (Caltrain 2023, BART 2019, the New York
+// subway 2026) and on small feeds written here for what the real ones lack.
+
+#include "transitd/offline/gtfs_reader.hpp"
+
+#include <algorithm>
+
+#include <catch2/catch.hpp>
+#include <date/date.h>
+
+using namespace transitd;
+using namespace transitd::gtfs;
+
+namespace {
+
+std::string fixture(const std::string& path) {
+  return std::string{TRANSITD_FIXTURES_DIR} + "/gtfs/" + path;
+}
+
+std::shared_ptr<const timetable> load(const std::string& name,
+                                      const std::string& path) {
+  auto tt = load_timetable(name, std::vector<std::string>{fixture(path)});
+  if (!tt)
+    FAIL(tt.error().message);
+  return *tt;
+}
+
+int32_t day_of(const timetable& tt, int y, unsigned m, unsigned d) {
+  auto days = date::sys_days{date::year{y} / m / d}.time_since_epoch().count();
+  return static_cast<int32_t>(days) - tt.first_day;
+}
+
+uint32_t stop_named(const timetable& tt, const std::string& id) {
+  auto s = tt.find_stop(id);
+  REQUIRE(s);
+  return *s;
+}
+
+/// A minimal valid feed; tests replace or add files.
+std::map<std::string, std::string> small_feed() {
+  return {
+    {"agency.txt", "agency_id,agency_name,agency_url,agency_timezone\n"
+                   "A,Agency,http://a.example,Europe/Helsinki\n"},
+    {"stops.txt", "stop_id,stop_name,stop_lat,stop_lon,location_type,"
+                  "parent_station\n"
+                  "S,Station,60.17,24.94,1,\n"
+                  "S1,Station,60.17,24.94,0,S\n"
+                  "S2,Station,60.1701,24.9401,0,S\n"
+                  "T,Töölö,60.18,24.92,0,\n"},
+    {"routes.txt", "route_id,route_short_name,route_long_name,route_type\n"
+                   "R,1,One,700\n"},
+    {"trips.txt", "route_id,service_id,trip_id,trip_headsign\n"
+                  "R,WK,t1,To Töölö\n"},
+    {"stop_times.txt", "trip_id,arrival_time,departure_time,stop_id,"
+                       "stop_sequence\n"
+                       "t1,08:00:00,08:00:00,S1,1\n"
+                       "t1,08:10:00,08:10:00,T,2\n"},
+    {"calendar.txt", "service_id,monday,tuesday,wednesday,thursday,friday,"
+                     "saturday,sunday,start_date,end_date\n"
+                     "WK,1,1,1,1,1,0,0,20260101,20261231\n"},
+  };
+}
+
+outcome<std::shared_ptr<const timetable>>
+load_memory(std::map<std::string, std::string> files) {
+  std::vector<std::unique_ptr<feed_files>> sources;
+  sources.push_back(in_memory_feed(std::move(files)));
+  return load_timetable("x", std::move(sources));
+}
+
+} // namespace
+
+TEST_CASE("GTFS: the New York subway loads whole", "[gtfs][reader]") {
+  auto tt = load("nyc", "mta-subway-2026-09/mta-subway-gtfs.zip");
+  const auto& r = tt->report;
+  CHECK(r.stops == 1488);
+  CHECK(r.trips == 20621);
+  CHECK(r.stop_times == 565093);
+  CHECK(r.skipped_rows == 0);
+  CHECK(r.first_day == "2026-05-26");
+  CHECK(r.last_day == "2026-10-31");
+  CHECK(tt->zones == std::vector<std::string>{"America/New_York"});
+  // Every trip lands in exactly one pattern.
+  CHECK(tt->pattern_trips.size() == 20621);
+  // Parent stations with their N/S platforms.
+  auto station = stop_named(*tt, "101");
+  CHECK(tt->stops[station].location_type == 1);
+  CHECK(tt->stop_and_children(station).size() == 3);
+  CHECK(tt->stops[stop_named(*tt, "101N")].parent == station);
+  CHECK(tt->modes_at(station) == std::vector<transit_mode>{transit_mode::subway});
+  // Times past midnight stay on their service day.
+  auto latest = std::max_element(tt->times.begin(), tt->times.end(),
+                                 [](const auto& a, const auto& b) {
+                                   return a.arrival < b.arrival;
+                                 });
+  CHECK(latest->arrival > 24 * 3600);
+}
+
+TEST_CASE("GTFS: calendar exceptions switch services off and on",
+          "[gtfs][reader]") {
+  auto tt = load("nyc", "mta-subway-2026-09/mta-subway-gtfs.zip");
+  // The service ids are the feed's; find them through a trip of each.
+  auto service_named = [&](const std::string& prefix) {
+    for (const auto& t : tt->trips)
+      if (t.id.find(prefix) != std::string::npos)
+        return t.service;
+    FAIL("no trip with " << prefix);
+    return uint32_t{0};
+  };
+  auto weekday = service_named("Weekday");
+  auto sunday = service_named("Sunday");
+  // Wednesday 2026-10-14: a weekday.
+  CHECK(tt->runs_on(weekday, day_of(*tt, 2026, 10, 14)));
+  CHECK_FALSE(tt->runs_on(sunday, day_of(*tt, 2026, 10, 14)));
+  // Labor Day, Monday 2026-09-07: Sunday service instead (calendar_dates).
+  CHECK_FALSE(tt->runs_on(weekday, day_of(*tt, 2026, 9, 7)));
+  CHECK(tt->runs_on(sunday, day_of(*tt, 2026, 9, 7)));
+  // Outside the validity nothing runs.
+  CHECK_FALSE(tt->runs_on(weekday, day_of(*tt, 2026, 11, 2)));
+}
+
+TEST_CASE("GTFS: a station's transfer applies to its platforms",
+          "[gtfs][reader]") {
+  auto tt = load("nyc", "mta-subway-2026-09/mta-subway-gtfs.zip");
+  // transfers.txt: 101,101,2,180 names the station; its platforms 101N and
+  // 101S get a 180 s change time and 180 s between each other.
+  auto north = stop_named(*tt, "101N");
+  auto south = stop_named(*tt, "101S");
+  CHECK(tt->change_seconds[north] == 180);
+  CHECK(tt->change_seconds[south] == 180);
+  bool found = false;
+  for (auto i = tt->out_begin[north]; i < tt->out_begin[north + 1]; ++i)
+    if (tt->out[i].stop == south) {
+      found = true;
+      CHECK(tt->out[i].seconds == 180);
+    }
+  CHECK(found);
+}
+
+TEST_CASE("GTFS: Caltrain's unpadded times and BART's station transfers",
+          "[gtfs][reader]") {
+  auto caltrain = load("ct", "caltrain-2023-09/caltrain-gtfs.zip");
+  CHECK(caltrain->report.skipped_rows == 0);
+  CHECK(caltrain->report.first_day == "2023-09-23");
+  CHECK(caltrain->zones == std::vector<std::string>{"America/Los_Angeles"});
+  CHECK(std::any_of(caltrain->times.begin(), caltrain->times.end(),
+                    [](const auto& t) { return t.departure < 10 * 3600; }));
+  auto bart = load("bart", "bart-2019/bart-gtfs.zip");
+  // COLS,COLS,2,240 in transfers.txt.
+  for (auto s : bart->stop_and_children(stop_named(*bart, "COLS")))
+    if (bart->routable(s))
+      CHECK(bart->change_seconds[s] == 240);
+  CHECK(bart->report.first_day == "2019-02-11");
+}
+
+TEST_CASE("GTFS: time and date fields", "[gtfs][reader]") {
+  CHECK(parse_gtfs_time("25:10:00") == 90600);
+  CHECK(parse_gtfs_time(" 5:00:00") == 18000);
+  CHECK(parse_gtfs_time("100:00:00") == 360000);
+  CHECK_FALSE(parse_gtfs_time("5:60:00"));
+  CHECK_FALSE(parse_gtfs_time("5:00"));
+  CHECK_FALSE(parse_gtfs_time("5:00:00x"));
+  CHECK_FALSE(parse_gtfs_time(""));
+  CHECK(parse_gtfs_date("19700102") == 1);
+  CHECK_FALSE(parse_gtfs_date("20260230"));
+  CHECK_FALSE(parse_gtfs_date("2026-01-01"));
+  CHECK(mode_of_route_type(1) == transit_mode::subway);
+  CHECK(mode_of_route_type(700) == transit_mode::bus);
+  CHECK(mode_of_route_type(109) == transit_mode::rail);
+  CHECK(mode_of_route_type(1000) == transit_mode::ferry);
+  CHECK(mode_of_route_type(1300) == transit_mode::gondola);
+  CHECK(mode_of_route_type(99999) == transit_mode::other);
+}
+
+TEST_CASE("GTFS: a missing file or column names it", "[gtfs][reader]") {
+  auto files = small_feed();
+  files.erase("stop_times.txt");
+  auto no_file = load_memory(files);
+  REQUIRE_FALSE(no_file);
+  CHECK_THAT(no_file.error().message, Catch::Contains("stop_times.txt"));
+  CHECK(no_file.error().code == ec::data_not_available);
+
+  files = small_feed();
+  files["routes.txt"] = "route_id,route_short_name\nR,1\n";
+  auto no_column = load_memory(files);
+  REQUIRE_FALSE(no_column);
+  CHECK_THAT(no_column.error().message,
+             Catch::Contains("routes.txt")
+               && Catch::Contains("route_type"));
+
+  files = small_feed();
+  files.erase("calendar.txt");
+  auto no_calendar = load_memory(files);
+  REQUIRE_FALSE(no_calendar);
+  CHECK_THAT(no_calendar.error().message, Catch::Contains("calendar"));
+
+  files = small_feed();
+  files["agency.txt"] = "agency_name,agency_timezone\nA,Mars/Olympus\n";
+  auto bad_zone = load_memory(files);
+  REQUIRE_FALSE(bad_zone);
+  CHECK_THAT(bad_zone.error().message, Catch::Contains("Mars/Olympus"));
+}
+
+TEST_CASE("GTFS: bad rows are skipped, counted and sampled", "[gtfs][reader]") {
+  auto files = small_feed();
+  files["stop_times.txt"] = "trip_id,arrival_time,departure_time,stop_id,"
+                            "stop_sequence\n"
+                            "t1,08:00:00,08:00:00,S1,1\n"
+                            "t1,8 o'clock,08:05:00,S2,2\n"
+                            "t1,08:10:00,08:10:00,NOWHERE,3\n"
+                            "t1,08:20:00,08:20:00,T,4\n";
+  auto tt = load_memory(files);
+  REQUIRE(tt);
+  CHECK((*tt)->report.skipped_rows == 2);
+  REQUIRE((*tt)->report.samples.size() == 2);
+  CHECK((*tt)->report.samples[0] == "stop_times.txt:3: malformed arrival_time");
+  CHECK_THAT((*tt)->report.samples[1],
+             Catch::StartsWith("stop_times.txt:4:")
+               && Catch::Contains("NOWHERE"));
+  CHECK((*tt)->report.stop_times == 2);
+}
+
+TEST_CASE("GTFS: BOM, CRLF, quotes and missing optional columns",
+          "[gtfs][reader]") {
+  auto files = small_feed();
+  files["stops.txt"] = "\xEF\xBB\xBFstop_id,stop_lat,stop_lon,stop_name\r\n"
+                       "S1,60.17,24.94,\"Rautatientori, laituri 1\"\r\n"
+                       "T,60.18,24.92,\"Say \"\"hi\"\"\"\r\n";
+  auto tt = load_memory(files);
+  REQUIRE(tt);
+  CHECK((*tt)->stops[stop_named(**tt, "S1")].name
+        == "Rautatientori, laituri 1");
+  CHECK((*tt)->stops[stop_named(**tt, "T")].name == "Say \"hi\"");
+  CHECK((*tt)->report.skipped_rows == 0);
+}
+
+TEST_CASE("GTFS: frequencies expand into trips", "[gtfs][reader]") {
+  auto files = small_feed();
+  files["frequencies.txt"] = "trip_id,start_time,end_time,headway_secs\n"
+                             "t1,06:00:00,07:00:00,600\n";
+  auto tt = load_memory(files);
+  REQUIRE(tt);
+  // 06:00, 06:10, ... 06:50: six trips, the template keeps its shape.
+  CHECK((*tt)->report.frequency_trips == 6);
+  REQUIRE((*tt)->patterns.size() == 1);
+  const auto& p = (*tt)->patterns[0];
+  REQUIRE(p.trip_count == 6);
+  CHECK((*tt)->time_at(p, 0, 0).departure == 6 * 3600);
+  CHECK((*tt)->time_at(p, 5, 1).arrival == 6 * 3600 + 50 * 60 + 10 * 60);
+}
+
+TEST_CASE("GTFS: empty times between timepoints are interpolated",
+          "[gtfs][reader]") {
+  auto files = small_feed();
+  files["stop_times.txt"] = "trip_id,arrival_time,departure_time,stop_id,"
+                            "stop_sequence\n"
+                            "t1,08:00:00,08:00:00,S1,1\n"
+                            "t1,,,S2,2\n"
+                            "t1,08:10:00,08:10:00,T,3\n";
+  auto tt = load_memory(files);
+  REQUIRE(tt);
+  CHECK((*tt)->time_at((*tt)->patterns[0], 0, 1).arrival == 8 * 3600 + 300);
+}
+
+TEST_CASE("GTFS: overtaking trips go to separate patterns", "[gtfs][reader]") {
+  auto files = small_feed();
+  files["trips.txt"] = "route_id,service_id,trip_id\nR,WK,slow\nR,WK,fast\n";
+  files["stop_times.txt"] = "trip_id,arrival_time,departure_time,stop_id,"
+                            "stop_sequence\n"
+                            "slow,08:00:00,08:00:00,S1,1\n"
+                            "slow,09:00:00,09:00:00,T,2\n"
+                            "fast,08:05:00,08:05:00,S1,1\n"
+                            "fast,08:20:00,08:20:00,T,2\n";
+  auto tt = load_memory(files);
+  REQUIRE(tt);
+  CHECK((*tt)->patterns.size() == 2);
+}
+
+TEST_CASE("GTFS: merged feeds keep both, a clashing stop id gets a suffix",
+          "[gtfs][reader]") {
+  std::vector<std::unique_ptr<feed_files>> sources;
+  sources.push_back(in_memory_feed(small_feed()));
+  sources.push_back(in_memory_feed(small_feed()));
+  auto tt = load_timetable("x", std::move(sources));
+  REQUIRE(tt);
+  CHECK((*tt)->trips.size() == 2);
+  CHECK((*tt)->find_stop("T"));
+  CHECK((*tt)->find_stop("T~2"));
+  // The two copies of T stand on the same spot: a footpath joins them.
+  auto a = *(*tt)->find_stop("T");
+  auto b = *(*tt)->find_stop("T~2");
+  bool joined = false;
+  for (auto i = (*tt)->out_begin[a]; i < (*tt)->out_begin[a + 1]; ++i)
+    joined = joined || (*tt)->out[i].stop == b;
+  CHECK(joined);
+}
+
+TEST_CASE("GTFS: a path that is not a feed is refused by name",
+          "[gtfs][reader]") {
+  auto missing = load_timetable("x", std::vector<std::string>{"/nonexistent/feed.zip"});
+  REQUIRE_FALSE(missing);
+  CHECK_THAT(missing.error().message, Catch::Contains("/nonexistent/feed.zip"));
+  auto not_zip = load_timetable(
+    "x", std::vector<std::string>{fixture("../SOURCES.md")});
+  REQUIRE_FALSE(not_zip);
+  CHECK_THAT(not_zip.error().message, Catch::Contains("SOURCES.md"));
+}
+
+TEST_CASE("GTFS: names fold case and accents", "[gtfs][reader]") {
+  CHECK(fold_name("Töölö") == "toolo");
+  CHECK(fold_name("  Times Sq-42 St ") == "times sq 42 st");
+  CHECK(fold_name("Łódź Fabryczna") == "lodz fabryczna");
+  CHECK(fold_name("Straße") == "strasse");
+  CHECK(fold_name("Macy's") == "macys");
+}
+
+TEST_CASE("GTFS: stops without a valid place are skipped, not gridded",
+          "[gtfs][reader]") {
+  auto files = small_feed();
+  files["stops.txt"] += "N1,Node,nan,nan,3,\nN2,Nowhere,91,0,0,\n";
+  auto tt = load_memory(files);
+  REQUIRE(tt);
+  CHECK_FALSE((*tt)->find_stop("N1"));
+  CHECK_FALSE((*tt)->find_stop("N2"));
+  // The node needs no place (location_type 3); the stop does.
+  CHECK((*tt)->report.skipped_rows == 1);
+}
+
+TEST_CASE("GTFS: a feed that loads nothing says which rows were skipped",
+          "[gtfs][reader]") {
+  auto files = small_feed();
+  files["trips.txt"] = "route_id,service_id,trip_id\nR,NOSUCH,t1\n";
+  auto tt = load_memory(files);
+  REQUIRE_FALSE(tt);
+  CHECK_THAT(tt.error().message,
+             Catch::Contains("no trip with two stop times")
+               && Catch::Contains("trips.txt:2")
+               && Catch::Contains("without a calendar"));
+}
+
+TEST_CASE("GTFS: the day window starts near the day asked for",
+          "[gtfs][reader]") {
+  auto files = small_feed();
+  // A stale service of 2010 beside 2026's.
+  files["calendar.txt"] += "OLD,1,1,1,1,1,1,1,20100101,20100102\n";
+  std::vector<std::unique_ptr<feed_files>> sources;
+  sources.push_back(in_memory_feed(files));
+  load_options options;
+  options.anchor_day = *parse_gtfs_date("20260601");
+  auto tt = load_timetable("x", std::move(sources), options);
+  REQUIRE(tt);
+  CHECK((*tt)->first_day <= *parse_gtfs_date("20260601"));
+  CHECK((*tt)->first_day + (*tt)->day_count > *parse_gtfs_date("20261201"));
+  CHECK((*tt)->runs_on((*tt)->trips[0].service,
+                       *parse_gtfs_date("20260603") - (*tt)->first_day));
+}
+
+TEST_CASE("GTFS: frequencies that expand without end are refused",
+          "[gtfs][reader]") {
+  auto files = small_feed();
+  std::string rows = "trip_id,start_time,end_time,headway_secs\n";
+  for (int i = 0; i < 100; ++i)
+    rows += "t1,00:00:00,999:00:00,60\n";
+  files["frequencies.txt"] = rows;
+  auto tt = load_memory(files);
+  REQUIRE_FALSE(tt);
+  CHECK_THAT(tt.error().message, Catch::Contains("frequencies.txt"));
+}

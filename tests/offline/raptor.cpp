@@ -1,0 +1,455 @@
+// RAPTOR against an independent Connection Scan on the real feeds, and on
+// small networks for the rules one can check by hand.
+
+#include "transitd/offline/raptor.hpp"
+
+#include <random>
+
+#include <catch2/catch.hpp>
+#include <date/date.h>
+#include <date/tz.h>
+
+#include "transitd/offline/gtfs_reader.hpp"
+#include "transitd/offline/gtfs_realtime.hpp"
+#include "support/csa_reference.hpp"
+
+using namespace transitd;
+using namespace transitd::gtfs;
+
+namespace {
+
+std::shared_ptr<const timetable> load(const std::string& path) {
+  auto tt = load_timetable(
+    "t", std::vector<std::string>{std::string{TRANSITD_FIXTURES_DIR} + "/gtfs/"
+                                  + path});
+  if (!tt)
+    FAIL(tt.error().message);
+  return *tt;
+}
+
+int64_t local_epoch(const std::string& zone, int y, unsigned m, unsigned d,
+                    int seconds) {
+  auto local = date::local_days{date::year{y} / m / d}
+               + std::chrono::seconds{seconds};
+  return date::locate_zone(zone)
+    ->to_sys(local, date::choose::earliest)
+    .time_since_epoch()
+    .count();
+}
+
+/// Random points near random stops, random times of one day, random walk
+/// and transfer bounds; RAPTOR's earliest arrival with at most k vehicles
+/// must equal the reference's for every k.
+void compare_with_reference(
+  const timetable& tt, const std::string& zone, int y, unsigned m,
+  unsigned d, int queries, uint32_t seed,
+  const realtime_layer* realtime = nullptr,
+  const test::csa_reference::changes* changes = nullptr) {
+  std::mt19937 rng{seed};
+  std::vector<uint32_t> routable;
+  for (uint32_t s = 0; s < tt.stops.size(); ++s)
+    if (tt.routable(s))
+      routable.push_back(s);
+  auto noon = local_epoch(zone, y, m, d, 12 * 3600);
+  test::csa_reference reference{tt, noon, changes};
+  raptor router{tt};
+  std::uniform_int_distribution<std::size_t> pick(0, routable.size() - 1);
+  std::uniform_int_distribution<int> second(4 * 3600, 23 * 3600);
+  std::uniform_real_distribution<double> jitter(-0.003, 0.003);
+  const int32_t walks[] = {200, 500, 1000, 1500};
+  int reached = 0;
+  for (int q = 0; q < queries; ++q) {
+    journey_request rq;
+    auto a = tt.stops[routable[pick(rng)]].position;
+    auto b = tt.stops[routable[pick(rng)]].position;
+    rq.from = {a.lat + jitter(rng), a.lon + jitter(rng)};
+    rq.to = {b.lat + jitter(rng), b.lon + jitter(rng)};
+    rq.time = local_epoch(zone, y, m, d, second(rng));
+    rq.max_walk_meters = walks[q % 4];
+    rq.max_transfers = static_cast<int32_t>(q % 6);
+    rq.realtime = realtime;
+    auto rides = rq.max_transfers + 1;
+    auto expected = reference.earliest(rq.from, rq.to, rq.time, rides,
+                                       rq.max_walk_meters);
+    auto found = router.route(rq);
+    INFO("query " << q << ": from " << rq.from.lat << "," << rq.from.lon
+                  << " to " << rq.to.lat << "," << rq.to.lon << " at "
+                  << rq.time << ", walk " << rq.max_walk_meters
+                  << ", transfers " << rq.max_transfers);
+    for (int32_t k = 0; k <= rides; ++k) {
+      int64_t best = test::csa_reference::never;
+      for (const auto& j : found)
+        if (j.rides <= k)
+          best = std::min(best, j.arrival);
+      INFO("at most " << k << " vehicles");
+      CHECK(best == expected[static_cast<std::size_t>(k)]);
+    }
+    if (!found.empty())
+      ++reached;
+    // Every journey holds together: legs in order, vehicles as counted.
+    for (const auto& j : found) {
+      int32_t vehicles = 0;
+      for (std::size_t i = 0; i < j.legs.size(); ++i) {
+        CHECK(j.legs[i].start <= j.legs[i].end);
+        if (i > 0)
+          CHECK(j.legs[i - 1].end <= j.legs[i].start);
+        vehicles += j.legs[i].transit ? 1 : 0;
+        if (!j.legs[i].transit)
+          CHECK(j.legs[i].meters <= rq.max_walk_meters);
+      }
+      CHECK(vehicles == j.rides);
+      CHECK(j.departure >= rq.time);
+    }
+  }
+  // The comparison means something only if most queries find a journey.
+  CHECK(reached > queries / 2);
+}
+
+} // namespace
+
+TEST_CASE("RAPTOR equals a connection scan on the New York subway",
+          "[raptor][reference]") {
+  auto tt = load("mta-subway-2026-09/mta-subway-gtfs.zip");
+  // Wednesday 2026-10-14 and Sunday 2026-10-18.
+  compare_with_reference(*tt, "America/New_York", 2026, 10, 14, 250, 1);
+  compare_with_reference(*tt, "America/New_York", 2026, 10, 18, 100, 2);
+}
+
+TEST_CASE("RAPTOR equals a connection scan on BART and Caltrain",
+          "[raptor][reference]") {
+  auto bart = load("bart-2019/bart-gtfs.zip");
+  compare_with_reference(*bart, "America/Los_Angeles", 2019, 8, 7, 150, 3);
+  auto caltrain = load("caltrain-2023-09/caltrain-gtfs.zip");
+  compare_with_reference(*caltrain, "America/Los_Angeles", 2023, 11, 7, 150,
+                         4);
+}
+
+namespace {
+
+/// Realtime for every trip of one service day, at random: a tenth
+/// cancelled, a third late or early by a trip-wide delay, some of those
+/// skipping a stop or two; the same changes as GTFS-realtime updates (for
+/// RAPTOR, through the layer) and as the reference's own.
+struct random_realtime {
+  std::vector<gtfs_rt::trip_update> updates;
+  test::csa_reference::changes changes;
+};
+
+random_realtime make_random_realtime(const timetable& tt, int32_t day,
+                                     const std::string& date, uint32_t seed) {
+  random_realtime out;
+  std::mt19937 rng{seed};
+  std::uniform_int_distribution<int> percent(0, 99);
+  std::uniform_int_distribution<int> delay(-120, 900);
+  for (uint32_t t = 0; t < tt.trips.size(); ++t) {
+    auto p = tt.trip_pattern[t];
+    if (p == none || !tt.runs_on(tt.patterns[p].service, day))
+      continue;
+    const auto& pat = tt.patterns[p];
+    auto roll = percent(rng);
+    if (roll >= 40)
+      continue;
+    gtfs_rt::trip_update u;
+    u.trip.trip_id = tt.trips[t].id;
+    u.trip.start_date = date;
+    test::csa_reference::trip_change change;
+    if (roll < 10) {
+      u.trip.relationship = gtfs_rt::trip_relationship::canceled;
+      change.cancelled = true;
+    } else {
+      u.delay_s = delay(rng);
+      change.delay = *u.delay_s;
+      if (roll < 20) {
+        change.skipped.assign(pat.stop_count, false);
+        std::uniform_int_distribution<uint32_t> at(0, pat.stop_count - 1);
+        for (int k = 0; k < 2; ++k) {
+          auto i = at(rng);
+          change.skipped[i] = true;
+          gtfs_rt::stop_time_update skip;
+          skip.stop_sequence = tt.pattern_stops[pat.stops_begin + i].sequence;
+          skip.relationship = gtfs_rt::stop_relationship::skipped;
+          u.stops.push_back(skip);
+        }
+        std::sort(u.stops.begin(), u.stops.end(),
+                  [](const auto& a, const auto& b) {
+                    return *a.stop_sequence < *b.stop_sequence;
+                  });
+      }
+    }
+    out.updates.push_back(std::move(u));
+    out.changes[{t, day}] = std::move(change);
+  }
+  return out;
+}
+
+void compare_realtime_with_reference(std::shared_ptr<const timetable> tt,
+                                     const std::string& zone, int y,
+                                     unsigned m, unsigned d, int queries,
+                                     uint32_t seed) {
+  auto noon = local_epoch(zone, y, m, d, 12 * 3600);
+  char date[9];
+  std::snprintf(date, sizeof date, "%04d%02u%02u", y, m, d);
+  auto day = static_cast<int32_t>(noon / 86400) - tt->first_day;
+  auto rt = make_random_realtime(*tt, day, date, seed);
+  REQUIRE(rt.updates.size() > 20);
+  auto layer = build_realtime(tt, rt.updates, noon);
+  CHECK(layer->counts.matched == rt.updates.size());
+  CHECK(layer->counts.unmatched_trips == 0);
+  CHECK(layer->counts.unmatched_stops == 0);
+  compare_with_reference(*tt, zone, y, m, d, queries, seed, layer.get(),
+                         &rt.changes);
+}
+
+} // namespace
+
+TEST_CASE("RAPTOR on realtime equals a connection scan with the same "
+          "cancellations, delays and skipped stops",
+          "[raptor][reference][realtime]") {
+  compare_realtime_with_reference(load("bart-2019/bart-gtfs.zip"),
+                                  "America/Los_Angeles", 2019, 8, 7, 150, 5);
+  compare_realtime_with_reference(load("caltrain-2023-09/caltrain-gtfs.zip"),
+                                  "America/Los_Angeles", 2023, 11, 7, 150, 6);
+}
+
+TEST_CASE("RAPTOR arrive-by: the latest departure that arrives in time",
+          "[raptor]") {
+  auto tt = load("mta-subway-2026-09/mta-subway-gtfs.zip");
+  raptor router{*tt};
+  std::mt19937 rng{5};
+  std::vector<uint32_t> routable;
+  for (uint32_t s = 0; s < tt->stops.size(); ++s)
+    if (tt->routable(s))
+      routable.push_back(s);
+  std::uniform_int_distribution<std::size_t> pick(0, routable.size() - 1);
+  std::uniform_int_distribution<int> second(7 * 3600, 22 * 3600);
+  int checked = 0;
+  for (int q = 0; q < 60; ++q) {
+    journey_request rq;
+    rq.from = tt->stops[routable[pick(rng)]].position;
+    rq.to = tt->stops[routable[pick(rng)]].position;
+    rq.time = local_epoch("America/New_York", 2026, 10, 14, second(rng));
+    rq.max_walk_meters = 800;
+    rq.max_transfers = 3;
+    rq.arrive_by = true;
+    auto back = router.route(rq);
+    if (back.empty())
+      continue;
+    int64_t latest = back.front().departure;
+    for (const auto& j : back) {
+      CHECK(j.arrival <= rq.time);
+      latest = std::max(latest, j.departure);
+    }
+    // Leaving then arrives in time; leaving a second later does not.
+    journey_request fwd = rq;
+    fwd.arrive_by = false;
+    fwd.time = latest;
+    auto at = router.route(fwd);
+    REQUIRE_FALSE(at.empty());
+    CHECK(at.front().arrival <= rq.time);
+    fwd.time = latest + 1;
+    auto later = router.route(fwd);
+    INFO("query " << q);
+    CHECK((later.empty() || later.front().arrival > rq.time));
+    ++checked;
+  }
+  CHECK(checked > 30);
+}
+
+namespace {
+
+/// A line A-B-C and a line D-E, B and D 100 m apart; all in Helsinki.
+std::map<std::string, std::string> two_lines(const std::string& transfers,
+                                             const std::string& extra_times
+                                             = "") {
+  return {
+    {"agency.txt", "agency_name,agency_url,agency_timezone\n"
+                   "A,http://a.example,Europe/Helsinki\n"},
+    {"stops.txt", "stop_id,stop_name,stop_lat,stop_lon\n"
+                  "A,A,60.100,24.900\n"
+                  "B,B,60.150,24.900\n"
+                  "C,C,60.200,24.900\n"
+                  "D,D,60.1509,24.900\n"
+                  "E,E,60.150,25.000\n"},
+    {"routes.txt", "route_id,route_short_name,route_type\n1,1,3\n2,2,3\n"},
+    {"trips.txt", "route_id,service_id,trip_id\n1,S,x\n2,S,y\n2,S,z\n"},
+    {"stop_times.txt", "trip_id,arrival_time,departure_time,stop_id,"
+                       "stop_sequence,pickup_type,drop_off_type\n"
+                       "x,08:00:00,08:00:00,A,1,0,0\n"
+                       "x,08:10:00,08:10:00,B,2,0,0\n"
+                       "x,08:20:00,08:20:00,C,3,0,0\n"
+                       "y,08:12:00,08:12:00,D,1,0,0\n"
+                       "y,08:30:00,08:30:00,E,2,0,0\n"
+                       "z,08:20:00,08:20:00,D,1,0,0\n"
+                       "z,08:38:00,08:38:00,E,2,0,0\n"
+                         + extra_times},
+    {"calendar.txt", "service_id,monday,tuesday,wednesday,thursday,friday,"
+                     "saturday,sunday,start_date,end_date\n"
+                     "S,1,1,1,1,1,1,1,20260101,20261231\n"},
+    {"transfers.txt", "from_stop_id,to_stop_id,transfer_type,"
+                      "min_transfer_time\n"
+                        + transfers},
+  };
+}
+
+std::shared_ptr<const timetable>
+load_files(std::map<std::string, std::string> files) {
+  std::vector<std::unique_ptr<feed_files>> sources;
+  sources.push_back(in_memory_feed(std::move(files)));
+  auto tt = load_timetable("t", std::move(sources));
+  if (!tt)
+    FAIL(tt.error().message);
+  return *tt;
+}
+
+journey_request a_to_e() {
+  journey_request rq;
+  rq.from = {60.100, 24.900};
+  rq.to = {60.150, 25.000};
+  rq.time = local_epoch("Europe/Helsinki", 2026, 6, 10, 7 * 3600 + 55 * 60);
+  rq.max_walk_meters = 500;
+  return rq;
+}
+
+int64_t at(int h, int m) {
+  return local_epoch("Europe/Helsinki", 2026, 6, 10, h * 3600 + m * 60);
+}
+
+} // namespace
+
+TEST_CASE("RAPTOR: a transfer walks the generated footpath", "[raptor]") {
+  auto tt = load_files(two_lines(""));
+  raptor router{*tt};
+  auto found = router.route(a_to_e());
+  REQUIRE(found.size() == 1);
+  const auto& j = found[0];
+  // A 08:00 → B 08:10, walk 100 m (84 s) to D, 08:12 → E 08:30.
+  CHECK(j.rides == 2);
+  CHECK(j.arrival == at(8, 30));
+  REQUIRE(j.legs.size() == 3);
+  CHECK(j.legs[0].transit);
+  CHECK_FALSE(j.legs[1].transit);
+  CHECK(j.legs[1].meters == 100);
+  CHECK(j.legs[1].end - j.legs[1].start == 84);
+  // No walk at either end: the points are the stops.
+  CHECK(j.departure == at(8, 0));
+}
+
+TEST_CASE("RAPTOR: transfers.txt overrides and forbids footpaths",
+          "[raptor]") {
+  // 5 minutes from B to D: the 08:12 is missed, the 08:20 taken.
+  auto slow = load_files(two_lines("B,D,2,300\n"));
+  raptor slow_router{*slow};
+  auto found = slow_router.route(a_to_e());
+  REQUIRE_FALSE(found.empty());
+  CHECK(found.front().arrival == at(8, 38));
+  // Not possible at all.
+  auto closed = load_files(two_lines("B,D,3,\n"));
+  raptor closed_router{*closed};
+  CHECK(closed_router.route(a_to_e()).empty());
+}
+
+TEST_CASE("RAPTOR: maxTransfers bounds the vehicles; Pareto set",
+          "[raptor]") {
+  auto tt = load_files(two_lines(""));
+  raptor router{*tt};
+  auto rq = a_to_e();
+  rq.max_transfers = 0;
+  CHECK(router.route(rq).empty());
+  // Walking 500 m from C... too far to E: still nothing with one vehicle.
+  rq.max_transfers = 1;
+  CHECK(router.route(rq).size() == 1);
+}
+
+TEST_CASE("RAPTOR: no boarding where pickup is refused", "[raptor]") {
+  auto files = two_lines("");
+  files["stop_times.txt"] = "trip_id,arrival_time,departure_time,stop_id,"
+                            "stop_sequence,pickup_type,drop_off_type\n"
+                            "x,08:00:00,08:00:00,A,1,1,0\n"
+                            "x,08:10:00,08:10:00,B,2,0,0\n"
+                            "y,08:12:00,08:12:00,D,1,0,0\n"
+                            "y,08:30:00,08:30:00,E,2,0,0\n";
+  auto tt = load_files(files);
+  raptor router{*tt};
+  CHECK(router.route(a_to_e()).empty());
+}
+
+TEST_CASE("RAPTOR: trips past midnight run on their service day",
+          "[raptor]") {
+  auto files = two_lines("");
+  files["stop_times.txt"] = "trip_id,arrival_time,departure_time,stop_id,"
+                            "stop_sequence\n"
+                            "x,24:30:00,24:30:00,A,1\n"
+                            "x,24:40:00,24:40:00,B,2\n"
+                            "y,24:50:00,24:50:00,D,1\n"
+                            "y,25:10:00,25:10:00,E,2\n";
+  files["calendar.txt"] = "service_id,monday,tuesday,wednesday,thursday,"
+                          "friday,saturday,sunday,start_date,end_date\n"
+                          "S,0,0,1,0,0,0,0,20260101,20261231\n";
+  auto tt = load_files(files);
+  raptor router{*tt};
+  auto rq = a_to_e();
+  // Thursday 00:20 is still Wednesday's service (Wednesday 2026-06-10).
+  rq.time = local_epoch("Europe/Helsinki", 2026, 6, 11, 20 * 60);
+  auto found = router.route(rq);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].arrival
+        == local_epoch("Europe/Helsinki", 2026, 6, 11, 3600 + 10 * 60));
+  // On Thursday night nothing runs (Thursday's service does not exist).
+  rq.time = local_epoch("Europe/Helsinki", 2026, 6, 12, 20 * 60);
+  CHECK(router.route(rq).empty());
+}
+
+TEST_CASE("RAPTOR: a walk-only journey when the points are close",
+          "[raptor]") {
+  auto tt = load_files(two_lines(""));
+  raptor router{*tt};
+  journey_request rq;
+  rq.from = {60.150, 24.900};
+  rq.to = {60.1509, 24.900};
+  rq.time = at(8, 0);
+  auto found = router.route(rq);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].rides == 0);
+  CHECK(found[0].legs.size() == 1);
+  CHECK(found[0].arrival == at(8, 0) + 84);
+}
+
+TEST_CASE("RAPTOR: more journeys come from later departures", "[raptor]") {
+  auto files = two_lines("", "w,08:30:00,08:30:00,A,1\n"
+                             "w,08:40:00,08:40:00,B,2\n"
+                             "v,08:50:00,08:50:00,D,1\n"
+                             "v,09:08:00,09:08:00,E,2\n");
+  files["trips.txt"] += "1,S,w\n2,S,v\n";
+  auto tt = load_files(files);
+  raptor router{*tt};
+  // One search finds x+y; the next, leaving after 08:00, finds w+v.
+  CHECK(router.route(a_to_e()).size() == 1);
+  auto found = plan_journeys(router, a_to_e(), 3);
+  // Tomorrow's 08:00 lies outside the two-hour window of later searches.
+  REQUIRE(found.size() == 2);
+  CHECK(found[0].arrival == at(8, 30));
+  CHECK(found[1].arrival == at(9, 8));
+  CHECK(found[1].departure == at(8, 30));
+  // Asked for one, the earliest arrival is the one kept.
+  auto one = plan_journeys(router, a_to_e(), 1);
+  REQUIRE(one.size() == 1);
+  CHECK(one[0].arrival == at(8, 30));
+}
+
+TEST_CASE("RAPTOR: a set stop flag ends the search early", "[raptor]") {
+  auto tt = load_files(two_lines(""));
+  raptor router{*tt};
+  std::atomic<bool> stop{false};
+  auto rq = a_to_e();
+  rq.stop = &stop;
+  // Down, the flag changes nothing.
+  CHECK(router.route(rq).size() == 1);
+  CHECK(plan_journeys(router, rq, 3).size() == 1);
+  // Up, no round runs (the caller drops what it would have had).
+  stop = true;
+  CHECK(router.route(rq).empty());
+  CHECK(plan_journeys(router, rq, 3).empty());
+  // The router stays usable for the next search.
+  rq.stop = nullptr;
+  CHECK(router.route(rq).size() == 1);
+}
