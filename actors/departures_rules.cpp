@@ -16,7 +16,7 @@ std::optional<failure> validate(const get_departures_request& request) {
                             "stop id such as \"HSL:1040129\""
                           : "stop label missing: stop.value must name a saved "
                             "stop");
-  if (auto bad = check_range("windowMinutes", request.window_minutes,
+  if (auto bad = check_range("window_minutes", request.window_minutes,
                              departures_window))
     return bad;
   if (auto bad = check_range("limit", request.limit, departures_limit))

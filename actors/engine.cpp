@@ -60,6 +60,13 @@ Handle make_provider(const provider_factory<Handle>& choice,
 
 } // namespace
 
+tool_settings_map default_tool_settings() {
+  return {
+    {tool_of<plan_trip_request>(), {"trip planning", 8000, 0}},
+    {tool_of<journey_plan_request>(), {"London journeys", 0, 5}},
+    {tool_of<station_toilets_request>(), {"station toilets", 0, 10}}};
+}
+
 provider_choice default_providers() {
   provider_choice p;
   auto routing = [](provider_context& ctx) {
@@ -207,12 +214,14 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
 
   const warning demo_warning{
     "demo-data", "answered from the built-in demo upstream, not live data; "
-                 "configure DIGITRANSIT_API_KEY for real data"};
+                 "configure engine_config::digitransit_routing.api_key "
+                 "for real data"};
   std::vector<warning> clock_warnings;
   if (config.clock_offset_ms != 0)
     clock_warnings.push_back(
       {"simulated-time",
-       "computed for the daemon's simulated clock (--clock), not the real "
+       "computed for the engine's simulated clock "
+       "(engine_config::clock_offset_ms), not the real "
        "time"});
   auto tool_defaults = [&] {
     tool_options t;
@@ -257,7 +266,7 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
     toilets.source = "the built-in demo set";
     toilets.tool.standing_warnings.push_back(
       {"demo-data", "answered from the built-in demo station data, not "
-                    "TfL's; configure --tfl-station-data"});
+                    "TfL's; configure station_toilets_options::reader"});
   }
   if (toilets.tool.timeout_ms == 0)
     toilets.tool.timeout_ms = config.tool_timeout_ms;

@@ -71,6 +71,11 @@ struct provider_choice {
   provider_factory<london_journey_actor> london_journeys;
 };
 
+/// The tools' own settings, stated here once: plan_trip's contract
+/// deadline (8 s) and the London tools' limits (planJourney 5 and
+/// stationToilets 10 calls per second). The daemon starts from these too.
+tool_settings_map default_tool_settings();
+
 /// The registered providers: Digitransit (routing, geocoding) and TfL over
 /// their UPSTREAM_GATEs, configured from engine_config (the demo upstream
 /// is the same clients pointed at the embedded mock).
@@ -90,10 +95,7 @@ struct engine_config {
   /// tool takes: `tools[tool_of<plan_trip_request>()] = {"trips", 8000}`.
   /// Tools not listed are unlimited. The defaults: plan_trip's contract
   /// deadline (8 s) and the London tools' limits (5 and 10 per second).
-  tool_settings_map tools{
-    {tool_of<plan_trip_request>(), {"trip planning", 8000, 0}},
-    {tool_of<journey_plan_request>(), {"London journeys", 0, 5}},
-    {tool_of<station_toilets_request>(), {"station toilets", 0, 10}}};
+  tool_settings_map tools = default_tool_settings();
   /// Outbound requests per second by upstream ("digitransit-routing",
   /// "digitransit-geocoding", "tfl"); upstreams not listed are unlimited.
   std::map<std::string, double> upstream_tps;

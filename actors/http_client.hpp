@@ -1,43 +1,23 @@
 #pragma once
 // HTTP_CLIENT workers: detached actors (one thread each) that perform the
-// blocking outbound HTTP calls, so the scheduler's threads never block on a
-// socket. Each keeps one connection per origin alive for reuse. A worker
-// makes exactly one attempt per message; retries, limits and the breaker
-// live in UPSTREAM_GATE, which owns the workers.
+// blocking outbound HTTP calls through the one outbound path
+// (net/http_fetch), so the scheduler's threads never block on a socket.
+// Each keeps one connection per origin alive for reuse; UPSTREAM_GATE
+// aborts the request a worker is blocked in through its `http_abort`. A
+// worker makes exactly one attempt per message; retries, limits and the
+// breaker live in UPSTREAM_GATE, which owns the workers.
 
 #include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
-#include <mutex>
 
 #include <caf/fwd.hpp>
 
 #include "transitd/messages/interfaces.hpp"
-
-namespace httplib {
-class Client;
-}
+#include "transitd/net/http_fetch.hpp"
 
 namespace transitd {
-
-/// Lets UPSTREAM_GATE abort the request a worker is blocked in (a cancelled
-/// call): shuts the connection down from another thread.
-class http_abort {
-public:
-  /// Called by the worker around a blocking request.
-  void begin(httplib::Client* client);
-  void end();
-  /// Aborts the request in progress, if any; returns whether there was one.
-  bool abort();
-  /// How many requests abort() has aborted.
-  std::size_t aborted() const;
-
-private:
-  mutable std::mutex mutex_;
-  httplib::Client* active_ = nullptr;
-  std::size_t aborted_ = 0;
-};
 
 struct http_worker {
   http_client_actor actor;

@@ -136,17 +136,18 @@ entry_for_realtime(const std::vector<provider_entry>& entries,
                             ? "no provider here has realtime"
                             : "several providers have realtime; which one "
                               "is meant is not clear",
-                          with.empty() ? "start the daemon with --gtfs-rt "
-                                         "NAME=SOURCE for a --gtfs feed"
+                          with.empty() ? "give a feed realtime sources "
+                                         "(gtfs_feed_options::realtime)"
                                        : "give near, feed, or an id with "
                                          "its feed prefix (NAME:...)");
   }
   if (!entries[*found].realtime)
     return make_failure(ec::data_not_available,
                         entries[*found].name + " has no realtime here",
-                        "realtime comes from a GTFS feed's --gtfs-rt "
-                        "sources; serve the region with --gtfs NAME=... "
-                        "--gtfs-rt NAME=...");
+                        "realtime comes from a GTFS feed's realtime "
+                        "sources; serve the region with a feed "
+                        "(engine_config::feeds) and its realtime sources "
+                        "(gtfs_feed_options::realtime)");
   return *found;
 }
 
@@ -222,8 +223,9 @@ provider_switch_actor::behavior_type provider_switch(
       if (all.empty())
         return to_error(make_failure(ec::data_not_available,
                                      "no geocoder is configured",
-                                     "configure a feed or "
-                                     "DIGITRANSIT_API_KEY"));
+                                     "configure a feed (engine_config::"
+                                     "feeds) or Digitransit (engine_config::"
+                                     "digitransit_routing.api_key)"));
       if (all.size() == 1)
         return self->delegate(all.front(), std::move(q));
       struct gathering {

@@ -75,7 +75,7 @@ outcome<alerts_query> make_query(const service_alerts_request& request,
                         "give stop, route, trip, feed or near: whose alerts "
                         "is not clear",
                         "stop, route and trip are ids (NAME:id for a feed); "
-                        "feed names a --gtfs feed; near is {lat, lon} of "
+                        "feed names a feed served here; near is {lat, lon} of "
                         "the region");
   if (request.near)
     if (auto bad = validate_coordinate(*request.near, "near"))

@@ -12,8 +12,8 @@ namespace {
 failure no_realtime_provider() {
   return make_failure(ec::data_not_available,
                       "no realtime is configured here",
-                      "serve a region with --gtfs NAME=... and its "
-                      "GTFS-realtime with --gtfs-rt NAME=URL");
+                      "serve a region with a GTFS feed (engine_config::feeds) "
+                      "and its GTFS-realtime (gtfs_feed_options::realtime)");
 }
 
 } // namespace

@@ -29,7 +29,7 @@ station_toilets_actor::behavior_type station_toilets(
       if (first == std::string::npos)
         return make_error(ec::validation_error,
                           "stationName must not be empty");
-      if (auto bad = check_length("stationName", name, london_place_text))
+      if (auto bad = check_length("station_name", name, london_place_text))
         return to_error(*bad);
       if (!st.data)
         return to_error(*st.load_failure);

@@ -1,28 +1,22 @@
 #include "transitd/actors/stops_rules.hpp"
 
+#include "transitd/util/text.hpp"
+
 #include <algorithm>
 #include <cmath>
 
 namespace transitd {
 
-std::optional<failure> validate_coordinate(const coordinate& c,
-                                           std::string_view field) {
-  auto name = std::string{field};
-  if (auto bad = check_range(name + ".lat", c.lat, latitude_range))
-    return bad;
-  return check_range(name + ".lon", c.lon, longitude_range);
-}
-
 std::optional<failure> validate(const find_stops_request& request) {
-  if (auto bad = validate_coordinate(request.center, "coordinate"))
+  if (auto bad = validate_coordinate(request.center, "center"))
     return bad;
   if (auto bad = check_range("radius", request.radius, stops_radius))
     return bad;
-  if (auto bad = check_range("maxResults", request.max_results,
+  if (auto bad = check_range("max_results", request.max_results,
                              stops_max_results))
     return bad;
   if (request.text_filter)
-    if (auto bad = check_length("textFilter", *request.text_filter,
+    if (auto bad = check_length("text_filter", *request.text_filter,
                                 stops_text_filter))
       return bad;
   return check_choice("language", request.language, choice_list(languages));
@@ -41,29 +35,6 @@ nearby_stops_query make_query(const find_stops_request& request) {
   return query;
 }
 
-std::string fold_case(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    auto c = static_cast<unsigned char>(text[i]);
-    if (c < 0x80) {
-      out.push_back(static_cast<char>(std::tolower(c)));
-      continue;
-    }
-    // UTF-8 Ä (C3 84), Å (C3 85), Ö (C3 96) → ä, å, ö (+0x20).
-    if (c == 0xC3 && i + 1 < text.size()) {
-      auto next = static_cast<unsigned char>(text[i + 1]);
-      if (next >= 0x80 && next <= 0x9E && next != 0x97)
-        next = static_cast<unsigned char>(next + 0x20);
-      out.push_back(static_cast<char>(c));
-      out.push_back(static_cast<char>(next));
-      ++i;
-      continue;
-    }
-    out.push_back(static_cast<char>(c));
-  }
-  return out;
-}
 
 find_stops_reply build_stop_list(const find_stops_request& request,
                                  const nearby_stops& upstream) {

@@ -11,17 +11,9 @@
 namespace transitd {
 
 
-/// Coordinate range check shared by the tools; `field` names it in errors.
-std::optional<failure> validate_coordinate(const coordinate& c,
-                                           std::string_view field);
-
 std::optional<failure> validate(const find_stops_request& request);
 
 nearby_stops_query make_query(const find_stops_request& request);
-
-/// Lower-cases ASCII and the Finnish/Swedish letters (Ä, Ö, Å) so that
-/// "KAMPPI" matches "Kamppi" and "SÖRNÄINEN" matches "Sörnäinen".
-std::string fold_case(std::string_view text);
 
 /// Rules 2-5: mode filter, text filter, stable sort by distance then id,
 /// cap and warnings.

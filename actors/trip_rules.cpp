@@ -26,19 +26,19 @@ std::optional<failure> validate(const plan_trip_request& request) {
         std::pair{"destination", &request.destination}}) {
     if (place->type == location_input::kind::coords) {
       if (auto bad = validate_coordinate(place->position,
-                                         std::string{field} + ".value"))
+                                         std::string{field} + ".position"))
         return bad;
     } else if (place->label.empty()) {
-      return invalid(std::string{field} + ".value must name a saved label");
+      return invalid(std::string{field} + ".label must name a saved label");
     }
   }
   const auto& c = request.constraints;
   if (auto bad = check_range("limit", request.limit, plan_limit))
     return bad;
-  if (auto bad = check_range("constraints.maxWalkingDistance",
+  if (auto bad = check_range("constraints.max_walking_distance",
                              c.max_walking_distance, plan_max_walk))
     return bad;
-  if (auto bad = check_range("constraints.maxTransfers", c.max_transfers,
+  if (auto bad = check_range("constraints.max_transfers", c.max_transfers,
                              plan_max_transfers))
     return bad;
   if (auto bad = check_choice("constraints.optimize", c.optimize,
@@ -47,15 +47,15 @@ std::optional<failure> validate(const plan_trip_request& request) {
   if (auto bad = check_choice("constraints.language", c.language,
                               choice_list(languages)))
     return bad;
-  if (auto bad = check_choice("when.type", request.when_type,
+  if (auto bad = check_choice("when_type", request.when_type,
                               choice_list(plan_when_types)))
     return bad;
   if (request.when_time == "now") {
     if (request.when_type == "arrive") // rule 6
-      return invalid("when.time is required for when.type \"arrive\" (an "
+      return invalid("when_time is required for when_type \"arrive\" (an "
                      "ISO 8601 time, not \"now\")");
   } else if (!parse_iso8601(request.when_time)) {
-    return invalid("when.time must be \"now\" or an ISO 8601 date-time with "
+    return invalid("when_time must be \"now\" or an ISO 8601 date-time with "
                    "an offset, got \"" + request.when_time + "\"");
   }
   return std::nullopt;

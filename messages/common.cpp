@@ -58,4 +58,12 @@ bool region::contains(const coordinate& p) const {
          && p.lon <= max_lon;
 }
 
+std::optional<failure> validate_coordinate(const coordinate& c,
+                                           std::string_view field) {
+  auto name = std::string{field};
+  if (auto bad = check_range(name + ".lat", c.lat, latitude_range))
+    return bad;
+  return check_range(name + ".lon", c.lon, longitude_range);
+}
+
 } // namespace transitd

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "transitd/messages/error.hpp"
 #include "transitd/messages/inspect_std.hpp"
 #include "transitd/messages/limits.hpp"
 
@@ -110,6 +111,11 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, coordinate& x) {
   return f(x.lat, x.lon);
 }
+
+/// A coordinate's range check, shared by the tools; `field` names it in
+/// errors ("near" → "near.lat").
+std::optional<failure> validate_coordinate(const coordinate& c,
+                                           std::string_view field);
 
 /// Great-circle distance in meters.
 double distance_m(const coordinate& a, const coordinate& b);

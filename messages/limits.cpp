@@ -92,4 +92,5 @@ std::size_t utf8_length(std::string_view text) {
   return n;
 }
 
+
 } // namespace transitd

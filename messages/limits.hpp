@@ -3,8 +3,11 @@
 // (transport) derives its JSON Schema and argument checks from them, the
 // request structs take their defaults from them, and the actors' rules
 // check them again for callers that bypass MCP (an embedding application).
-// The checks name the field (`field "limit"`, the same words over MCP and
-// from an actor rule) and say what is allowed.
+// The checks name the field and say what is allowed: over MCP the
+// declaration names it as the wire writes it ("windowMinutes"), and it
+// checks first; an actor rule names it as the C++ request does
+// ("window_minutes"), the words of the application that built it. Wire
+// names stay in transport/.
 
 #include <array>
 #include <climits>

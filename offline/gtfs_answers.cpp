@@ -27,8 +27,9 @@ std::optional<failure> outside_service(const timetable& tt, int64_t epoch) {
                       "feed " + tt.name + " has service from "
                         + tt.report.first_day + " to " + tt.report.last_day
                         + " only; nothing runs at " + format_utc(epoch),
-                      "ask for a time inside that range, or start the "
-                      "daemon with --clock inside it for recorded data");
+                      "ask for a time inside that range, or set the "
+                      "engine's clock inside it for recorded data "
+                      "(engine_config::clock_offset_ms)");
 }
 
 outcome<uint32_t> resolve_stop(const timetable& tt, std::string_view id) {

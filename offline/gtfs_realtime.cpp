@@ -65,13 +65,15 @@ const rt_trip* realtime_layer::find(uint32_t trip, int32_t day) const {
   return i == by_instance_.end() ? nullptr : &trips[i->second];
 }
 
-namespace {
-
+/// A trip on a service day: the trip (none: an added trip), the day and
+/// its origin.
 struct instance {
   uint32_t trip = none;
   int32_t day = 0;
   int64_t origin = 0;
 };
+
+namespace {
 
 /// The day of `pattern`'s trip `rank` that `descriptor` means: its start
 /// date, else the running day nearest to `now`.
@@ -189,61 +191,46 @@ std::optional<instance> added_day(const timetable& tt, uint16_t zone,
 
 } // namespace
 
-std::shared_ptr<realtime_layer>
-build_realtime(std::shared_ptr<const timetable> base,
-               const std::vector<gtfs_rt::trip_update>& updates,
-               int64_t now) {
-  auto layer = std::make_shared<realtime_layer>();
-  auto& out = *layer;
-  const auto& tt = *base;
-  out.base = std::move(base);
-  out.first_pattern = static_cast<uint32_t>(tt.patterns.size());
-  out.masked.assign(tt.patterns.size(), 0);
-  out.counts.trip_updates = updates.size();
-  std::vector<std::vector<uint32_t>> by_route;
+/// Builds one realtime layer, step by step: the updates matched to trip
+/// instances, applied, added trips taken, and the running trips laid out
+/// in patterns of the layer.
+class layer_builder {
+public:
+  layer_builder(std::shared_ptr<const timetable> base,
+                const std::vector<gtfs_rt::trip_update>& updates, int64_t now)
+    : layer_(std::make_shared<realtime_layer>()),
+      out_(*layer_),
+      tt_(*base),
+      updates_(updates),
+      now_(now) {
+    out_.base = std::move(base);
+    out_.first_pattern = static_cast<uint32_t>(tt_.patterns.size());
+    out_.masked.assign(tt_.patterns.size(), 0);
+    out_.counts.trip_updates = updates.size();
+  }
 
-  // Which update each trip instance keeps: the last one given.
+  std::shared_ptr<realtime_layer> build() {
+    resolve();
+    for (const auto& [u, at] : scheduled_trips_)
+      take_scheduled(updates_[u], at);
+    for (auto u : added_)
+      take_added(updates_[u]);
+    lay_out_patterns();
+    index_calls();
+    return layer_;
+  }
+
+private:
+  /// Which update each trip instance keeps: the last one given.
   struct resolved {
     std::size_t update;
     instance at;
   };
-  std::vector<resolved> scheduled_trips;
-  std::unordered_map<uint64_t, std::size_t> last_of;
-  std::vector<std::size_t> added;
-  std::unordered_map<std::string, std::size_t> last_added;
-  for (std::size_t u = 0; u < updates.size(); ++u) {
-    const auto& d = updates[u].trip;
-    if (d.relationship == gtfs_rt::trip_relationship::added
-        || d.relationship == gtfs_rt::trip_relationship::new_trip) {
-      auto [it, fresh] = last_added.emplace(d.trip_id, added.size());
-      if (fresh)
-        added.push_back(u);
-      else
-        added[it->second] = u;
-      continue;
-    }
-    std::optional<instance> at;
-    for (auto trip : find_trips(tt, d, by_route))
-      if ((at = day_of(tt, trip, d, now)))
-        break;
-    if (!at) {
-      ++out.counts.unmatched_trips;
-      continue;
-    }
-    auto k = realtime_layer::key(at->trip, at->day);
-    auto [it, fresh] = last_of.emplace(k, scheduled_trips.size());
-    if (fresh)
-      scheduled_trips.push_back({u, *at});
-    else
-      scheduled_trips[it->second] = {u, *at};
-  }
-
-  // Trips running in the layer, gathered first, then laid out in
-  // patterns: by timetable pattern (none: an added trip), day and the
-  // stops served, sorted by departure and split where one would overtake.
+  /// A trip running in the layer, before it has a pattern: its timetable
+  /// pattern (none: an added trip), day and the stops it serves.
   struct running {
     uint32_t source_pattern;
-    uint32_t entry; // into out.trips
+    uint32_t entry; // into out_.trips
     uint16_t zone;
     int32_t day;
     std::vector<pattern_stop> stops;
@@ -251,161 +238,230 @@ build_realtime(std::shared_ptr<const timetable> base,
     std::vector<stop_time> planned;
     std::vector<gtfs_rt::call_status> status;
   };
-  std::vector<running> runs;
-  auto add_running = [&](running r) {
-    make_monotone(r.times, r.status);
-    for (std::size_t i = 0; i < r.times.size(); ++i)
-      if (r.status[i] == gtfs_rt::call_status::predicted) {
-        auto delay = r.times[i].departure - r.planned[i].departure;
-        out.max_delay = std::max(out.max_delay, delay);
-        out.max_advance = std::max(out.max_advance, -delay);
-      }
-    runs.push_back(std::move(r));
+  /// A call of an added trip, as the feed gives it.
+  struct given {
+    uint32_t stop;
+    uint32_t sequence;
+    int64_t arrival;
+    int64_t departure;
+  };
+  struct call_at {
+    uint32_t stop;
+    stop_call call;
   };
 
-  for (const auto& [u, at] : scheduled_trips) {
-    const auto& update = updates[u];
-    auto p_index = tt.trip_pattern[at.trip];
-    const auto& pat = tt.patterns[p_index];
-    auto rank = tt.trip_rank[at.trip];
-    std::vector<gtfs_rt::scheduled_call> schedule;
-    schedule.reserve(pat.stop_count);
-    for (uint32_t i = 0; i < pat.stop_count; ++i) {
-      const auto& ps = tt.pattern_stops[pat.stops_begin + i];
-      const auto& st = tt.time_at(pat, rank, i);
-      schedule.push_back(
-        {ps.sequence, tt.stops[ps.stop].id, st.arrival, st.departure});
-    }
-    auto applied = gtfs_rt::apply(update, schedule, at.origin);
-    out.counts.unmatched_stops += applied.unmatched;
-    if (!applied.applicable) {
-      ++out.counts.not_applied;
-      continue;
-    }
-    ++out.counts.matched;
-    rt_trip entry;
-    entry.trip = at.trip;
-    entry.route = tt.trips[at.trip].route;
-    entry.day = at.day;
-    entry.origin = at.origin;
-    entry.trip_id = tt.trips[at.trip].id;
-    entry.vehicle = update.vehicle.label.empty() ? update.vehicle.id
-                                                 : update.vehicle.label;
-    if (applied.cancelled) {
-      ++out.counts.cancelled;
-      entry.cancelled = true;
-    } else {
-      bool changed = std::any_of(
-        applied.calls.begin(), applied.calls.end(), [](const auto& c) {
-          return c.status != gtfs_rt::call_status::scheduled;
-        });
-      if (!changed)
-        continue; // nothing predicted: the schedule stands
-      std::vector<pattern_stop> stops(
-        tt.pattern_stops.begin() + pat.stops_begin,
-        tt.pattern_stops.begin() + pat.stops_begin + pat.stop_count);
-      std::vector<stop_time> times, planned;
-      std::vector<gtfs_rt::call_status> status;
-      for (uint32_t i = 0; i < pat.stop_count; ++i) {
-        const auto& c = applied.calls[i];
-        if (c.status == gtfs_rt::call_status::skipped)
-          stops[i].pickup = stops[i].drop_off = false;
-        times.push_back({c.arrival, c.departure});
-        planned.push_back(tt.time_at(pat, rank, i));
-        status.push_back(c.status);
-      }
-      add_running({p_index, static_cast<uint32_t>(out.trips.size()),
-                   pat.zone, at.day, std::move(stops), std::move(times),
-                   std::move(planned), std::move(status)});
-    }
-    out.masked[p_index] = 1;
-    out.by_instance_[realtime_layer::key(at.trip, at.day)]
-      = static_cast<uint32_t>(out.trips.size());
-    ++out.replaced_count_[realtime_layer::key(p_index, at.day)];
-    out.trips.push_back(std::move(entry));
-  }
+  void resolve();
+  void take_scheduled(const gtfs_rt::trip_update& update, const instance& at);
+  void take_added(const gtfs_rt::trip_update& update);
+  std::vector<given> added_calls(const gtfs_rt::trip_update& update);
+  void add_running(running r);
+  void lay_out_patterns();
+  /// From the earliest unplaced run, each next run of the same group that
+  /// does not overtake the last one taken.
+  std::vector<std::size_t> lane_from(std::size_t first,
+                                     std::vector<bool>& placed) const;
+  void add_pattern(const std::vector<std::size_t>& lane);
+  void index_calls();
 
-  // Added trips, where the feed describes them fully: a known route and
-  // at least two known stops with absolute times.
-  for (auto u : added) {
-    const auto& update = updates[u];
-    auto route = tt.find_route(update.trip.route_id);
-    struct given {
-      uint32_t stop;
-      uint32_t sequence;
-      int64_t arrival;
-      int64_t departure;
-    };
-    std::vector<given> calls;
-    for (const auto& s : update.stops) {
-      if (s.relationship == gtfs_rt::stop_relationship::skipped
-          || s.relationship == gtfs_rt::stop_relationship::no_data)
-        continue;
-      auto stop = tt.find_stop(s.stop_id);
-      auto time_of = [](const std::optional<gtfs_rt::stop_time_event>& e)
-        -> std::optional<int64_t> {
-        if (e && e->time)
-          return *e->time;
-        return std::nullopt;
-      };
-      auto a = time_of(s.arrival);
-      auto d = time_of(s.departure);
-      if (!stop || (!a && !d)) {
-        ++out.counts.unmatched_stops;
-        continue;
-      }
-      calls.push_back({*stop, s.stop_sequence.value_or(0), a ? *a : *d,
-                       d ? *d : *a});
+  std::shared_ptr<realtime_layer> layer_;
+  realtime_layer& out_;
+  const timetable& tt_;
+  const std::vector<gtfs_rt::trip_update>& updates_;
+  int64_t now_;
+  std::vector<std::vector<uint32_t>> by_route_;
+  std::vector<resolved> scheduled_trips_;
+  std::vector<std::size_t> added_;
+  std::vector<running> runs_;
+  std::vector<call_at> layer_calls_;
+};
+
+void layer_builder::resolve() {
+  std::unordered_map<uint64_t, std::size_t> last_of;
+  std::unordered_map<std::string, std::size_t> last_added;
+  for (std::size_t u = 0; u < updates_.size(); ++u) {
+    const auto& d = updates_[u].trip;
+    if (d.relationship == gtfs_rt::trip_relationship::added
+        || d.relationship == gtfs_rt::trip_relationship::new_trip) {
+      auto [it, fresh] = last_added.emplace(d.trip_id, added_.size());
+      if (fresh)
+        added_.push_back(u);
+      else
+        added_[it->second] = u;
+      continue;
     }
     std::optional<instance> at;
-    if (route && calls.size() >= 2)
-      at = added_day(tt, tt.stops[calls[0].stop].zone, update.trip,
-                     calls[0].departure);
-    // Times within two days of the day's origin: anything else is no
-    // trip anyone runs (and would not fit the router's seconds).
-    bool sane = at.has_value();
-    for (const auto& c : calls)
-      sane = sane && c.arrival - at->origin >= 0
-             && c.departure - at->origin < 2 * 86400;
-    if (!sane) {
-      ++out.counts.unmatched_trips;
+    for (auto trip : find_trips(tt_, d, by_route_))
+      if ((at = day_of(tt_, trip, d, now_)))
+        break;
+    if (!at) {
+      ++out_.counts.unmatched_trips;
       continue;
     }
-    ++out.counts.added;
-    rt_trip entry;
-    entry.route = *route;
-    entry.day = at->day;
-    entry.origin = at->origin;
-    entry.trip_id = update.trip.trip_id;
-    entry.headsign = tt.stops[calls.back().stop].name;
-    entry.vehicle = update.vehicle.label.empty() ? update.vehicle.id
-                                                 : update.vehicle.label;
-    std::vector<pattern_stop> stops;
-    std::vector<stop_time> times;
-    for (std::size_t i = 0; i < calls.size(); ++i) {
-      stops.push_back({calls[i].stop, i + 1 < calls.size(), i > 0,
-                       calls[i].sequence});
-      times.push_back(
-        {static_cast<int32_t>(calls[i].arrival - at->origin),
-         static_cast<int32_t>(calls[i].departure - at->origin)});
-    }
-    std::vector<gtfs_rt::call_status> status(
-      calls.size(), gtfs_rt::call_status::predicted);
-    auto planned = times;
-    add_running({none, static_cast<uint32_t>(out.trips.size()),
-                 tt.stops[calls[0].stop].zone, at->day, std::move(stops),
-                 std::move(times), std::move(planned), std::move(status)});
-    out.trips.push_back(std::move(entry));
+    auto k = realtime_layer::key(at->trip, at->day);
+    auto [it, fresh] = last_of.emplace(k, scheduled_trips_.size());
+    if (fresh)
+      scheduled_trips_.push_back({u, *at});
+    else
+      scheduled_trips_[it->second] = {u, *at};
   }
+}
 
-  // Patterns of the running trips.
-  std::sort(runs.begin(), runs.end(), [](const running& a, const running& b) {
-    if (a.source_pattern != b.source_pattern)
-      return a.source_pattern < b.source_pattern;
-    if (a.day != b.day)
-      return a.day < b.day;
-    return a.times[0].departure < b.times[0].departure;
-  });
+void layer_builder::add_running(running r) {
+  make_monotone(r.times, r.status);
+  for (std::size_t i = 0; i < r.times.size(); ++i)
+    if (r.status[i] == gtfs_rt::call_status::predicted) {
+      auto delay = r.times[i].departure - r.planned[i].departure;
+      out_.max_delay = std::max(out_.max_delay, delay);
+      out_.max_advance = std::max(out_.max_advance, -delay);
+    }
+  runs_.push_back(std::move(r));
+}
+
+void layer_builder::take_scheduled(const gtfs_rt::trip_update& update,
+                                   const instance& at) {
+  auto p_index = tt_.trip_pattern[at.trip];
+  const auto& pat = tt_.patterns[p_index];
+  auto rank = tt_.trip_rank[at.trip];
+  std::vector<gtfs_rt::scheduled_call> schedule;
+  schedule.reserve(pat.stop_count);
+  for (uint32_t i = 0; i < pat.stop_count; ++i) {
+    const auto& ps = tt_.pattern_stops[pat.stops_begin + i];
+    const auto& st = tt_.time_at(pat, rank, i);
+    schedule.push_back(
+      {ps.sequence, tt_.stops[ps.stop].id, st.arrival, st.departure});
+  }
+  auto applied = gtfs_rt::apply(update, schedule, at.origin);
+  out_.counts.unmatched_stops += applied.unmatched;
+  if (!applied.applicable) {
+    ++out_.counts.not_applied;
+    return;
+  }
+  ++out_.counts.matched;
+  rt_trip entry;
+  entry.trip = at.trip;
+  entry.route = tt_.trips[at.trip].route;
+  entry.day = at.day;
+  entry.origin = at.origin;
+  entry.trip_id = tt_.trips[at.trip].id;
+  entry.vehicle = update.vehicle.label.empty() ? update.vehicle.id
+                                               : update.vehicle.label;
+  if (applied.cancelled) {
+    ++out_.counts.cancelled;
+    entry.cancelled = true;
+  } else {
+    if (std::none_of(applied.calls.begin(), applied.calls.end(),
+                     [](const auto& c) {
+                       return c.status != gtfs_rt::call_status::scheduled;
+                     }))
+      return; // nothing predicted: the schedule stands
+    running r{p_index, static_cast<uint32_t>(out_.trips.size()), pat.zone,
+              at.day, {}, {}, {}, {}};
+    r.stops.assign(tt_.pattern_stops.begin() + pat.stops_begin,
+                   tt_.pattern_stops.begin() + pat.stops_begin
+                     + pat.stop_count);
+    for (uint32_t i = 0; i < pat.stop_count; ++i) {
+      const auto& c = applied.calls[i];
+      if (c.status == gtfs_rt::call_status::skipped)
+        r.stops[i].pickup = r.stops[i].drop_off = false;
+      r.times.push_back({c.arrival, c.departure});
+      r.planned.push_back(tt_.time_at(pat, rank, i));
+      r.status.push_back(c.status);
+    }
+    add_running(std::move(r));
+  }
+  out_.masked[p_index] = 1;
+  out_.by_instance_[realtime_layer::key(at.trip, at.day)]
+    = static_cast<uint32_t>(out_.trips.size());
+  ++out_.replaced_count_[realtime_layer::key(p_index, at.day)];
+  out_.trips.push_back(std::move(entry));
+}
+
+std::vector<layer_builder::given>
+layer_builder::added_calls(const gtfs_rt::trip_update& update) {
+  auto time_of = [](const std::optional<gtfs_rt::stop_time_event>& e)
+    -> std::optional<int64_t> {
+    if (e && e->time)
+      return *e->time;
+    return std::nullopt;
+  };
+  std::vector<given> calls;
+  for (const auto& s : update.stops) {
+    if (s.relationship == gtfs_rt::stop_relationship::skipped
+        || s.relationship == gtfs_rt::stop_relationship::no_data)
+      continue;
+    auto stop = tt_.find_stop(s.stop_id);
+    auto a = time_of(s.arrival);
+    auto d = time_of(s.departure);
+    if (!stop || (!a && !d)) {
+      ++out_.counts.unmatched_stops;
+      continue;
+    }
+    calls.push_back({*stop, s.stop_sequence.value_or(0), a ? *a : *d,
+                     d ? *d : *a});
+  }
+  return calls;
+}
+
+void layer_builder::take_added(const gtfs_rt::trip_update& update) {
+  // Taken where the feed describes it fully: a known route and at least
+  // two known stops with absolute times.
+  auto route = tt_.find_route(update.trip.route_id);
+  auto calls = added_calls(update);
+  std::optional<instance> at;
+  if (route && calls.size() >= 2)
+    at = added_day(tt_, tt_.stops[calls[0].stop].zone, update.trip,
+                   calls[0].departure);
+  // Times within two days of the day's origin: anything else is no trip
+  // anyone runs (and would not fit the router's seconds).
+  bool sane = at.has_value();
+  for (const auto& c : calls)
+    sane = sane && c.arrival - at->origin >= 0
+           && c.departure - at->origin < 2 * 86400;
+  if (!sane) {
+    ++out_.counts.unmatched_trips;
+    return;
+  }
+  ++out_.counts.added;
+  rt_trip entry;
+  entry.route = *route;
+  entry.day = at->day;
+  entry.origin = at->origin;
+  entry.trip_id = update.trip.trip_id;
+  entry.headsign = tt_.stops[calls.back().stop].name;
+  entry.vehicle = update.vehicle.label.empty() ? update.vehicle.id
+                                               : update.vehicle.label;
+  running r{none, static_cast<uint32_t>(out_.trips.size()),
+            tt_.stops[calls[0].stop].zone, at->day, {}, {}, {}, {}};
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    r.stops.push_back({calls[i].stop, i + 1 < calls.size(), i > 0,
+                       calls[i].sequence});
+    r.times.push_back(
+      {static_cast<int32_t>(calls[i].arrival - at->origin),
+       static_cast<int32_t>(calls[i].departure - at->origin)});
+  }
+  r.status.assign(calls.size(), gtfs_rt::call_status::predicted);
+  r.planned = r.times;
+  add_running(std::move(r));
+  out_.trips.push_back(std::move(entry));
+}
+
+void layer_builder::lay_out_patterns() {
+  std::sort(runs_.begin(), runs_.end(),
+            [](const running& a, const running& b) {
+              if (a.source_pattern != b.source_pattern)
+                return a.source_pattern < b.source_pattern;
+              if (a.day != b.day)
+                return a.day < b.day;
+              return a.times[0].departure < b.times[0].departure;
+            });
+  std::vector<bool> placed(runs_.size(), false);
+  for (std::size_t first = 0; first < runs_.size(); ++first)
+    if (!placed[first])
+      add_pattern(lane_from(first, placed));
+}
+
+std::vector<std::size_t>
+layer_builder::lane_from(std::size_t first, std::vector<bool>& placed) const {
   auto same_stops = [](const running& a, const running& b) {
     if (a.source_pattern == none || a.source_pattern != b.source_pattern
         || a.day != b.day || a.stops.size() != b.stops.size())
@@ -423,69 +479,69 @@ build_realtime(std::shared_ptr<const timetable> base,
         return true;
     return false;
   };
-  struct call_at {
-    uint32_t stop;
-    stop_call call;
-  };
-  std::vector<call_at> layer_calls;
-  std::vector<bool> placed(runs.size(), false);
-  for (std::size_t first = 0; first < runs.size(); ++first) {
-    if (placed[first])
-      continue;
-    // One lane: from the earliest unplaced run, each next run of the same
-    // group that does not overtake the last one taken.
-    std::vector<std::size_t> lane{first};
-    placed[first] = true;
-    // (Sorted: a group's runs follow one another; an added trip's is a
-    // group of one.)
-    for (auto next = first + 1;
-         next < runs.size() && runs[first].source_pattern != none
-         && runs[next].source_pattern == runs[first].source_pattern
-         && runs[next].day == runs[first].day;
-         ++next)
-      if (!placed[next] && same_stops(runs[first], runs[next])
-          && !overtakes(runs[lane.back()], runs[next])) {
-        lane.push_back(next);
-        placed[next] = true;
-      }
-    const auto& head = runs[first];
-    pattern p;
-    p.stops_begin = static_cast<uint32_t>(out.pattern_stops.size());
-    p.stop_count = static_cast<uint32_t>(head.stops.size());
-    p.trips_begin = static_cast<uint32_t>(out.pattern_trips.size());
-    p.trip_count = static_cast<uint32_t>(lane.size());
-    p.times_begin = static_cast<uint32_t>(out.times.size());
-    p.zone = head.zone;
-    auto index = static_cast<uint32_t>(out.patterns.size());
-    out.pattern_stops.insert(out.pattern_stops.end(), head.stops.begin(),
-                             head.stops.end());
-    for (uint32_t i = 0; i < head.stops.size(); ++i)
-      layer_calls.push_back({head.stops[i].stop, {out.first_pattern + index, i}});
-    for (uint32_t rank = 0; rank < lane.size(); ++rank) {
-      auto& r = runs[lane[rank]];
-      out.pattern_trips.push_back(r.entry);
-      out.trips[r.entry].pattern = index;
-      out.trips[r.entry].rank = rank;
-      out.times.insert(out.times.end(), r.times.begin(), r.times.end());
-      out.scheduled.insert(out.scheduled.end(), r.planned.begin(),
-                           r.planned.end());
-      out.status.insert(out.status.end(), r.status.begin(), r.status.end());
+  std::vector<std::size_t> lane{first};
+  placed[first] = true;
+  // (Sorted: a group's runs follow one another; an added trip's is a group
+  // of one.)
+  for (auto next = first + 1;
+       next < runs_.size() && runs_[first].source_pattern != none
+       && runs_[next].source_pattern == runs_[first].source_pattern
+       && runs_[next].day == runs_[first].day;
+       ++next)
+    if (!placed[next] && same_stops(runs_[first], runs_[next])
+        && !overtakes(runs_[lane.back()], runs_[next])) {
+      lane.push_back(next);
+      placed[next] = true;
     }
-    out.patterns.push_back(p);
-    out.pattern_day.push_back(head.day);
-  }
+  return lane;
+}
 
-  // The layer's calls per stop.
-  out.calls_begin.assign(tt.stops.size() + 1, 0);
-  for (const auto& c : layer_calls)
-    ++out.calls_begin[c.stop + 1];
-  for (std::size_t s = 0; s < tt.stops.size(); ++s)
-    out.calls_begin[s + 1] += out.calls_begin[s];
-  out.calls.resize(layer_calls.size());
-  auto fill = out.calls_begin;
-  for (const auto& c : layer_calls)
-    out.calls[fill[c.stop]++] = c.call;
-  return layer;
+void layer_builder::add_pattern(const std::vector<std::size_t>& lane) {
+  const auto& head = runs_[lane.front()];
+  pattern p;
+  p.stops_begin = static_cast<uint32_t>(out_.pattern_stops.size());
+  p.stop_count = static_cast<uint32_t>(head.stops.size());
+  p.trips_begin = static_cast<uint32_t>(out_.pattern_trips.size());
+  p.trip_count = static_cast<uint32_t>(lane.size());
+  p.times_begin = static_cast<uint32_t>(out_.times.size());
+  p.zone = head.zone;
+  auto index = static_cast<uint32_t>(out_.patterns.size());
+  out_.pattern_stops.insert(out_.pattern_stops.end(), head.stops.begin(),
+                            head.stops.end());
+  for (uint32_t i = 0; i < head.stops.size(); ++i)
+    layer_calls_.push_back(
+      {head.stops[i].stop, {out_.first_pattern + index, i}});
+  for (uint32_t rank = 0; rank < lane.size(); ++rank) {
+    auto& r = runs_[lane[rank]];
+    out_.pattern_trips.push_back(r.entry);
+    out_.trips[r.entry].pattern = index;
+    out_.trips[r.entry].rank = rank;
+    out_.times.insert(out_.times.end(), r.times.begin(), r.times.end());
+    out_.scheduled.insert(out_.scheduled.end(), r.planned.begin(),
+                          r.planned.end());
+    out_.status.insert(out_.status.end(), r.status.begin(), r.status.end());
+  }
+  out_.patterns.push_back(p);
+  out_.pattern_day.push_back(head.day);
+}
+
+void layer_builder::index_calls() {
+  out_.calls_begin.assign(tt_.stops.size() + 1, 0);
+  for (const auto& c : layer_calls_)
+    ++out_.calls_begin[c.stop + 1];
+  for (std::size_t s = 0; s < tt_.stops.size(); ++s)
+    out_.calls_begin[s + 1] += out_.calls_begin[s];
+  out_.calls.resize(layer_calls_.size());
+  auto fill = out_.calls_begin;
+  for (const auto& c : layer_calls_)
+    out_.calls[fill[c.stop]++] = c.call;
+}
+
+std::shared_ptr<realtime_layer>
+build_realtime(std::shared_ptr<const timetable> base,
+               const std::vector<gtfs_rt::trip_update>& updates,
+               int64_t now) {
+  return layer_builder{std::move(base), updates, now}.build();
 }
 
 } // namespace transitd::gtfs

@@ -29,6 +29,8 @@
 
 namespace transitd::gtfs {
 
+class layer_builder;
+
 /// One trip on one service day as realtime has it.
 struct rt_trip {
   /// The timetable's trip; `none` for a trip the feed added.
@@ -146,9 +148,7 @@ public:
   }
 
 private:
-  friend std::shared_ptr<realtime_layer>
-  build_realtime(std::shared_ptr<const timetable>,
-                 const std::vector<gtfs_rt::trip_update>&, int64_t);
+  friend class layer_builder;
   static uint64_t key(uint32_t trip, int32_t day) {
     return (uint64_t{trip} << 32) | static_cast<uint32_t>(day);
   }

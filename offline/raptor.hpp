@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "transitd/offline/gtfs_timetable.hpp"
@@ -75,8 +76,67 @@ public:
   std::vector<journey> route(const journey_request& request);
 
 private:
+  /// A round's best arrival at the destination: with `rides` vehicles,
+  /// through `stop` (none: the walk alone).
+  struct found {
+    int32_t rides;
+    uint32_t stop;
+  };
+  /// The trip caught at a pattern position: its rank, its service day's
+  /// origin, and its time there.
+  struct caught {
+    uint32_t rank;
+    int64_t origin;
+    int64_t at;
+  };
+
+  // The search, step by step (Backward: arrive-by, rounds run back in
+  // time). Each step reads and writes the labels below.
   template <bool Backward>
   std::vector<journey> run(const journey_request& request);
+  /// Resets the labels for the query and takes its realtime layer.
+  template <bool Backward>
+  void prepare(const journey_request& request);
+  /// Labels the stops within walking distance of the start point, the
+  /// walks from the stops near the end point, and the walk alone.
+  template <bool Backward>
+  void seed_walks();
+  /// Which of its zone's service days each pattern runs on.
+  void mark_running_patterns();
+  /// The patterns through the stops marked in the last round, each from
+  /// its first such stop (backward: last).
+  template <bool Backward>
+  void queue_patterns();
+  /// Rides one queued pattern, labelling the stops it reaches in round
+  /// `base / S` from the ready times of the round before.
+  template <bool Backward>
+  void scan_pattern(uint32_t p_index, std::size_t base, std::size_t prev);
+  /// The trip of `p` to catch at position `i` given `t`: forward the
+  /// earliest departing at or after t, backward the latest arriving at or
+  /// before t, over the service days it runs on.
+  template <bool Backward>
+  std::optional<caught> catch_trip(uint32_t p_index, const pattern& p,
+                                   const stop_time* times, uint32_t i,
+                                   int64_t t) const;
+  /// Whether trip `r` of router pattern `p` can be taken on `day`.
+  bool usable(uint32_t p_index, const pattern& p, uint32_t r,
+              int32_t day) const;
+  /// Whether the query may use stop `s` (wheelchair boarding).
+  bool stop_ok(uint32_t s) const;
+  /// The destination through the stops ridden to in round `k`.
+  template <bool Backward>
+  void reach_target(int32_t k, std::size_t base);
+  /// Changes and footpaths from the stops ridden to, towards the next
+  /// round's boarding.
+  template <bool Backward>
+  void walk_on(std::size_t base);
+  /// One journey from the labels of a front entry.
+  template <bool Backward>
+  journey journey_of(const found& f) const;
+  /// The legs from the labels, forward: egress first, then back to the
+  /// access.
+  std::vector<journey_leg> legs_forward(const found& f) const;
+  std::vector<journey_leg> legs_backward(const found& f) const;
 
   /// Router pattern `p`: the timetable's, or the realtime layer's after
   /// them; its stops and its trips' times.
@@ -117,6 +177,21 @@ private:
   std::vector<char> marked_;
   std::vector<char> ride_marked_;
   std::vector<uint8_t> active_;
+  // The query running.
+  const journey_request* rq_ = nullptr;
+  bool wheelchair_ = false;
+  double max_walk_ = 0;
+  /// The best arrival at the destination so far (backward: departure).
+  int64_t dest_best_ = 0;
+  double direct_meters_ = 0;
+  int32_t direct_seconds_ = 0;
+  /// The service days a journey from the query time can use, per zone.
+  std::vector<std::vector<service_day>> days_;
+  /// Stops improved in the last round (their ready label), and stops
+  /// ridden to in this one.
+  std::vector<uint32_t> marked_list_;
+  std::vector<uint32_t> rode_;
+  std::vector<found> front_;
 };
 
 /// How far from the asked time the later searches of `plan_journeys` look.

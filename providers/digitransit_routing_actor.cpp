@@ -81,9 +81,9 @@ digitransit_routing_actor::behavior_type digitransit_routing(
       return to_error(make_failure(
         ec::data_not_available,
         "Digitransit's routing API has no vehicle positions",
-        "serve the region from its GTFS with --gtfs hsl=... and "
-        "--gtfs-rt hsl=https://realtime.hsl.fi/realtime/vehicle-positions/"
-        "v2/hsl"));
+        "serve the region from its GTFS (engine_config::feeds) and HSL's "
+        "vehicle positions (gtfs_feed_options::realtime: "
+        "https://realtime.hsl.fi/realtime/vehicle-positions/v2/hsl)"));
     },
     [self](const cancel_call& cancel) {
       // The gate aborts the attempt; the query then ends as cancelled.

@@ -519,8 +519,9 @@ std::optional<failure> no_realtime(feed_pointer self) {
   const auto& name = self->state.slot->name();
   return make_failure(ec::data_not_available,
                       "feed " + name + " has no realtime sources",
-                      "start the daemon with --gtfs-rt " + name
-                        + "=URL (vehicle positions, alerts)");
+                      "give feed " + name
+                        + " realtime sources (gtfs_feed_options::realtime: "
+                          "vehicle positions, alerts)");
 }
 
 /// Answers from the current timetable and its realtime layer on the

@@ -1,12 +1,14 @@
 #include "transitd/providers/gtfs_fetch.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 
-#include <httplib.h>
 #include <zip.h>
 
+#include "transitd/net/http_fetch.hpp"
 #include "transitd/net/url.hpp"
 
 namespace transitd::gtfs {
@@ -47,65 +49,38 @@ conditional_get(const std::string& url, const validators& known,
                 const fetch_options& options,
                 const std::function<bool()>& open,
                 const std::function<bool(const char*, std::size_t)>& sink) {
-  httplib::Headers headers;
+  http_fetch_request request;
+  request.url = url;
   if (!known.etag.empty())
-    headers.emplace("If-None-Match", known.etag);
+    request.headers.emplace_back("If-None-Match", known.etag);
   if (!known.last_modified.empty())
-    headers.emplace("If-Modified-Since", known.last_modified);
+    request.headers.emplace_back("If-Modified-Since", known.last_modified);
+  http_fetch_options limits;
+  limits.timeout = std::chrono::seconds{options.timeout_s};
+  limits.max_bytes = static_cast<std::size_t>(std::max<int64_t>(0, options.max_bytes));
+  limits.max_redirects = 5;
+  http_body_sink body{[&](const http_fetch_response&) { return open(); },
+                      sink};
+  http_fetcher fetcher;
+  auto result = fetcher.fetch(request, limits, &body);
   auto failed = [](std::string what) {
     return make_failure(ec::data_not_available, std::move(what));
   };
-  std::string current = url;
-  for (int hop = 0; hop < 5; ++hop) {
-    auto where = split_url(current);
-    if (!where)
-      return failed(where.error().message);
-    httplib::Client client{where->origin};
-    client.set_connection_timeout(options.connect_timeout_s, 0);
-    client.set_read_timeout(options.read_timeout_s, 0);
-    int64_t received = 0;
-    bool too_big = false;
-    int status = 0;
-    auto result = client.Get(
-      where->path, headers,
-      [&](const httplib::Response& response) {
-        status = response.status;
-        return status != 200 || open();
-      },
-      [&](const char* data, std::size_t length) {
-        if (status != 200)
-          return true;
-        received += static_cast<int64_t>(length);
-        if (received > options.max_bytes) {
-          too_big = true;
-          return false;
-        }
-        return sink(data, length);
-      });
-    if (too_big)
+  if (auto* problem = std::get_if<http_fetch_failure>(&result)) {
+    if (problem->kind == http_fetch_error::too_large)
       return failed("larger than " + std::to_string(options.max_bytes >> 20)
                     + " MiB");
-    if (!result)
-      return failed(httplib::to_string(result.error()));
-    auto code = result->status;
-    if ((code == 301 || code == 302 || code == 303 || code == 307
-         || code == 308)
-        && result->has_header("Location")) {
-      auto next = result->get_header_value("Location");
-      current = next.rfind('/', 0) == 0 ? where->origin + next : next;
-      continue;
-    }
-    if (code != 200 && code != 304)
-      return failed("HTTP status " + std::to_string(code));
-    conditional_reply reply;
-    reply.status = code;
-    reply.cache_control = result->get_header_value("Cache-Control");
-    if (code == 200)
-      reply.fresh = {result->get_header_value("ETag"),
-                     result->get_header_value("Last-Modified")};
-    return reply;
+    return failed(problem->message);
   }
-  return failed("more than 5 redirects");
+  const auto& answer = std::get<http_fetch_response>(result);
+  if (answer.status != 200 && answer.status != 304)
+    return failed("HTTP status " + std::to_string(answer.status));
+  conditional_reply reply;
+  reply.status = answer.status;
+  reply.cache_control = answer.header("Cache-Control");
+  if (answer.status == 200)
+    reply.fresh = {answer.header("ETag"), answer.header("Last-Modified")};
+  return reply;
 }
 
 outcome<fetch_outcome> fetch_feed(const std::string& url,

@@ -14,9 +14,9 @@
 namespace transitd::gtfs {
 
 struct fetch_options {
-  int32_t connect_timeout_s = 10;
-  /// Per read of the body (the whole download may take longer).
-  int32_t read_timeout_s = 60;
+  /// The whole download, from connecting to the last byte (a server that
+  /// trickles is cut here, not at each read).
+  int32_t timeout_s = 900;
   /// Largest accepted feed.
   int64_t max_bytes = int64_t{2} << 30;
 };
@@ -43,8 +43,9 @@ struct conditional_reply {
   std::string cache_control;
 };
 
-/// GETs `url` with the validators `known`, following up to 5 redirects
-/// itself (cpp-httplib would take a 304 for one). A 200's body goes to
+/// GETs `url` with the validators `known` through the one outbound path
+/// (net/http_fetch), following up to 5 redirects (a 304 is never taken for
+/// one). A 200's body goes to
 /// `open` (called once per 200, before the body: false refuses) and `sink`
 /// (false stops), at most `options.max_bytes`. Any status but 200 and 304
 /// fails, as does a network error or a larger body; the failure's message

@@ -220,8 +220,7 @@ bool source::read_file(std::string& body, std::string& error) {
 
 bool source::fetch_url(std::string& body, std::string& error) {
   gtfs::fetch_options limits;
-  limits.connect_timeout_s = options_.connect_timeout_s;
-  limits.read_timeout_s = options_.read_timeout_s;
+  limits.timeout_s = options_.timeout_s;
   limits.max_bytes = static_cast<int64_t>(options_.max_bytes);
   auto reply = gtfs::conditional_get(
     location_, {etag_, last_modified_}, limits,

@@ -26,8 +26,8 @@ namespace transitd::gtfs_rt {
 struct source_options {
   /// Seconds between polls of a URL (and checks of a file).
   int32_t interval_s = 30;
-  int32_t connect_timeout_s = 5;
-  int32_t read_timeout_s = 10;
+  /// One poll of a URL as a whole, from connecting to the last byte.
+  int32_t timeout_s = 15;
   std::size_t max_bytes = max_message_bytes;
 };
 

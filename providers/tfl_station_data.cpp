@@ -15,8 +15,8 @@ namespace {
 
 failure unavailable(std::string message) {
   return make_failure(ec::data_not_available, std::move(message),
-                      "point --tfl-station-data at TfL's 'station data "
-                      "detailed' directory");
+                      "point station_toilets_options::reader at TfL's "
+                      "'station data detailed' directory");
 }
 
 outcome<csv_table> read_table(const dataset_reader& read,

@@ -18,16 +18,17 @@ skip=()
 if [ "$flavour" = sanitize ]; then
   # Run once, optimised: the router's cross-checks against the reference
   # (pure computation, minutes under ASan, nothing a sanitizer adds to the
-  # unit tests of the same code) and the clients and suites written in
-  # JavaScript, whose subject is the protocol on the wire.
+  # unit tests of the same code), the conformance suite and the 2.x client
+  # (written in JavaScript: their subject is the protocol on the wire; the
+  # 1.x client runs here too, against the sanitized daemon).
   # The embedding example builds an application against the installed
   # package: a compile check, run optimised.
-  # The end-to-end runs over recorded realtime feeds, the replicas behind
-  # HAProxy (processes and servers on loopback) and the long fault-mapping
-  # runs (their faults are injected one by one in the unit tests of the
-  # gate, the providers and the tools) run optimised only too: the code
-  # they drive is under the sanitizers in its own tests.
-  skip=(-E "RAPTOR equals a connection scan|RAPTOR on realtime equals|frequencies that expand without end|mcp_conformance|mcp_typescript_client_2x|mcp_typescript_sdk_client|embed_example_from_installed_package|e2e feed with realtime|e2e realtime tools|replicas_behind_haproxy|e2e: fault run: mixed faults|e2e: every Helsinki tool maps upstream faults")
+  # The replicas behind HAProxy (processes and servers on loopback) and the
+  # long fault-mapping runs (their faults are injected one by one in the
+  # unit tests of the gate, the providers and the tools) run optimised only
+  # too: the code they drive is under the sanitizers in its own tests. The
+  # end-to-end runs over the recorded realtime feeds run in both.
+  skip=(-E "RAPTOR equals a connection scan|RAPTOR on realtime equals|frequencies that expand without end|mcp_conformance|mcp_typescript_client_2x|embed_example_from_installed_package|replicas_behind_haproxy|e2e: fault run: mixed faults|e2e: every Helsinki tool maps upstream faults")
 fi
 ctest --output-on-failure -j2 --timeout 300 "${skip[@]}"
 if [ "$flavour" = release ]; then

@@ -17,6 +17,18 @@ namespace transitd {
 
 namespace {
 
+/// "a=1,b=2" of a name → number map, numbers as written.
+template <class Number>
+std::string name_values(const std::map<std::string, Number>& values) {
+  std::string out;
+  for (const auto& [name, value] : values) {
+    std::ostringstream number;
+    number << value;
+    out += (out.empty() ? "" : ",") + name + "=" + number.str();
+  }
+  return out;
+}
+
 /// An OAuth issuer or resource URL: absolute https, or http on loopback
 /// (tests and local issuers); no query or fragment. What is wrong, or
 /// nullopt.
@@ -211,7 +223,7 @@ std::unique_ptr<CLI::App> make_app(daemon_config& cfg,
   };
   auto tool_map = [&](const char* name, auto& field, int64_t min,
                       int64_t max, const std::vector<std::string>& known,
-                      const char* help) {
+                      const std::string& help) {
     std::string flag = std::string{"--"} + name;
     // Repeats add up: --tool-tps a=1 --tool-tps b=2 sets both.
     return app
@@ -367,11 +379,11 @@ std::unique_ptr<CLI::App> make_app(daemon_config& cfg,
   tool_map("tool-timeouts-ms", cfg.tool_timeouts_ms, 100, 600000,
            mcp::tool_names(),
            "per-tool deadlines, e.g. plan_trip=8000,get_departures=5000 "
-           "(default plan_trip=8000)");
+           "(default " + name_values(mcp::default_tool_timeouts()) + ")");
   tool_map("tool-tps", cfg.tool_tps, 0, 1000000, mcp::tool_names(),
            "per-tool calls per second, e.g. planJourney=5,"
-           "get_departures=200; 0 = unlimited (default planJourney=5,"
-           "stationToilets=10)");
+           "get_departures=200; 0 = unlimited (default "
+             + name_values(mcp::default_tool_tps()) + ")");
   tool_map("upstream-tps", cfg.upstream_tps, 0, 1000000,
            known_upstream_names(),
            "per-upstream requests per second: digitransit-routing, "

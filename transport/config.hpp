@@ -17,6 +17,12 @@
 
 namespace transitd {
 
+namespace mcp {
+// The engine's tool defaults by MCP name (transport/tools.hpp).
+std::map<std::string, int32_t> default_tool_timeouts();
+std::map<std::string, double> default_tool_tps();
+} // namespace mcp
+
 inline constexpr const char* default_routing_url
   = "https://api.digitransit.fi/routing/v2/hsl/gtfs/v1";
 inline constexpr const char* default_geocoding_url
@@ -69,16 +75,15 @@ struct daemon_config {
   bool demo = false;
   // Engine.
   int32_t tool_timeout_ms = 10000;
-  /// Per-tool deadlines overriding tool_timeout_ms (plan_trip: 8 s by its
-  /// contract).
-  std::map<std::string, int32_t> tool_timeouts_ms{{"plan_trip", 8000}};
+  /// Per-tool deadlines overriding tool_timeout_ms (default: the engine's,
+  /// default_tool_settings: plan_trip's contract deadline).
+  std::map<std::string, int32_t> tool_timeouts_ms = mcp::default_tool_timeouts();
   int32_t upstream_timeout_ms = 5000;
   std::size_t http_workers = 16;
   std::size_t gateway_shards = 2;
   std::size_t scheduler_threads = 2;
   /// Inbound calls per second (and burst) by tool; 0 or absent = unlimited.
-  std::map<std::string, double> tool_tps{{"planJourney", 5},
-                                         {"stationToilets", 10}};
+  std::map<std::string, double> tool_tps = mcp::default_tool_tps();
   /// Outbound requests per second (and burst) by upstream, applied to real
   /// upstreams only (not the demo mock); 0 = unlimited.
   std::map<std::string, double> upstream_tps{{"digitransit-routing", 50},

@@ -48,13 +48,17 @@ std::string served_regions(const daemon_config& cfg, bool routing_demo) {
   return out + ".";
 }
 
-/// What realtime the configured providers offer: vehicles from a feed's
+/// What the configured providers can answer: vehicles from a feed's
 /// --gtfs-rt; alerts from that or from Digitransit (when it serves).
-mcp::realtime_offer realtime_offered(const daemon_config& cfg) {
-  mcp::realtime_offer offer;
-  offer.vehicles = !cfg.gtfs_rt_feeds.empty();
+mcp::capabilities offered(const daemon_config& cfg) {
+  mcp::capabilities offer;
+  offer.everything = false;
+  bool realtime = !cfg.gtfs_rt_feeds.empty();
   bool digitransit = cfg.gtfs_feeds.empty() || !routing_uses_demo(cfg);
-  offer.alerts = offer.vehicles || digitransit;
+  if (realtime)
+    offer.offered.insert("vehicles");
+  if (realtime || digitransit)
+    offer.offered.insert("alerts");
   return offer;
 }
 
@@ -272,7 +276,7 @@ void daemon::wire(const std::string& station_dir, bool routing_demo,
                                        cfg.gateway_shards);
   auto regions = served_regions(cfg, routing_demo);
   catalog_ = std::make_unique<mcp::tool_catalog>(
-    mcp::make_tool_catalog(*gateway_, regions, realtime_offered(cfg)));
+    mcp::make_tool_catalog(*gateway_, regions, offered(cfg)));
   mcp::endpoint_options endpoint_opts;
   endpoint_opts.regions = regions;
   endpoint_opts.allowed_hosts = cfg.allowed_hosts;

@@ -1,5 +1,7 @@
 #include "transitd/transport/departures_json.hpp"
 
+#include "transitd/transport/hints.hpp"
+
 #include "transitd/transport/stops_json.hpp"
 
 namespace json = boost::json;
@@ -91,7 +93,8 @@ parse_get_departures(const json::object& raw) {
 json::array to_json(const std::vector<warning>& warnings) {
   json::array out;
   for (const auto& w : warnings)
-    out.push_back(json::object{{"code", w.code}, {"message", w.message}});
+    out.push_back(json::object{{"code", w.code},
+                               {"message", in_daemon_terms(w.message)}});
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "transitd/transport/london_json.hpp"
 
+#include "transitd/transport/hints.hpp"
+
 #include "transitd/transport/departures_json.hpp"
 
 #include "transitd/transport/json_text.hpp"
@@ -134,11 +136,13 @@ tool_outcome london_error(london_tool tool, const failure& f,
   out.code = f.code;
   out.error_body = tool == london_tool::station_toilets
                      ? station_envelope(false, to_wire_upper(f.code),
-                                        f.message, correlation_id)
+                                        in_daemon_terms(f.message),
+                                        correlation_id)
                      : journey_envelope(false, to_wire_upper(f.code),
-                                        f.message, correlation_id);
+                                        in_daemon_terms(f.message),
+                                        correlation_id);
   if (!f.hint.empty())
-    out.error_body["hint"] = f.hint;
+    out.error_body["hint"] = in_daemon_terms(f.hint);
   if (f.retry_after > 0)
     out.error_body["retryAfter"] = f.retry_after;
   return out;

@@ -162,17 +162,9 @@ std::optional<answer> core::call_tool(const call_origin& origin,
   return start_call(origin, message, from, *spec, *arguments, reply);
 }
 
-std::optional<answer> core::start_call(const call_origin& origin,
-                                       const json_rpc::message& message,
-                                       const peer& from, const tool_spec& spec,
-                                       const json::object& arguments,
-                                       std::shared_ptr<reply_channel>& reply) {
-  std::optional<json::value> progress_token;
-  if (auto meta = message.params.find("_meta");
-      meta != message.params.end() && meta->value().is_object())
-    if (auto token = meta->value().get_object().find("progressToken");
-        token != meta->value().get_object().end())
-      progress_token = token->value();
+std::shared_ptr<core::call_record>
+core::new_call(const call_origin& origin, const json_rpc::message& message,
+               const peer& from, const tool_spec& spec) const {
   auto call = std::make_shared<call_record>();
   auto& context = call->context;
   context.correlation_id = make_uuid_v4();
@@ -190,6 +182,54 @@ std::optional<answer> core::start_call(const call_origin& origin,
   // A client that hangs up stops the work it started: nobody can receive
   // the answer (we keep no event log to resume from).
   call->cancel = from.hangup ? from.hangup : std::make_shared<cancellation>();
+  call->session_id = origin.session_id;
+  call->stateless = origin.session_id.empty();
+  call->id = message.id;
+  call->name = spec.name;
+  return call;
+}
+
+bool core::open_notifications(call_record& call,
+                              std::optional<json::value> progress_token,
+                              const peer& from,
+                              std::shared_ptr<reply_channel>& reply) {
+  // A transport that cannot carry notifications gets none.
+  if (!from.notifications) {
+    progress_token.reset();
+    call.log_level.reset();
+  }
+  // With a progress token or a log level, notifications go out as they
+  // happen, the result last.
+  if (!progress_token && !call.log_level)
+    return true;
+  if (!reply->open_stream())
+    return false;
+  auto& context = call.context;
+  if (progress_token)
+    context.progress = std::make_shared<channel_progress>(reply,
+                                                          *progress_token);
+  if (call.log_level)
+    call_log_tap::global().listen(
+      context.correlation_id, spdlog_level(*call.log_level),
+      [reply, cid = context.correlation_id](const call_log_tap::line& line) {
+        reply->notify(log_message(cid, line));
+      });
+  report_progress(context, "accepted: " + call.name);
+  return true;
+}
+
+std::optional<answer> core::start_call(const call_origin& origin,
+                                       const json_rpc::message& message,
+                                       const peer& from, const tool_spec& spec,
+                                       const json::object& arguments,
+                                       std::shared_ptr<reply_channel>& reply) {
+  std::optional<json::value> progress_token;
+  if (auto meta = message.params.find("_meta");
+      meta != message.params.end() && meta->value().is_object())
+    if (auto token = meta->value().get_object().find("progressToken");
+        token != meta->value().get_object().end())
+      progress_token = token->value();
+  auto call = new_call(origin, message, from, spec);
   auto level = sessions_.add_call(origin.session_id, call->cancel,
                                   json::serialize(message.id),
                                   origin.log_level);
@@ -197,16 +237,9 @@ std::optional<answer> core::start_call(const call_origin& origin,
     return error_answer(answer_kind::unknown_session, message.id,
                         json_rpc::invalid_request, "Session not found");
   call->log_level = std::move(*level);
-  // A transport that cannot carry notifications gets none.
-  if (!from.notifications) {
-    progress_token.reset();
-    call->log_level.reset();
-  }
-  // With a progress token or a log level, notifications go out as they
-  // happen, the result last.
-  bool streams = progress_token || call->log_level;
-  if (streams && !reply->open_stream()) {
-    // No resources for it: the call fails here and leaves nothing behind.
+  auto& context = call->context;
+  if (!open_notifications(*call, std::move(progress_token), from, reply)) {
+    // No resources for them: the call fails here and leaves nothing behind.
     sessions_.forget_call(origin.session_id, call->cancel);
     spdlog::error("[{}] tools/call {}: no resources for the event stream",
                   context.correlation_id, spec.name);
@@ -217,25 +250,10 @@ std::optional<answer> core::start_call(const call_origin& origin,
                                             "for the event stream; retry "
                                             "later"));
   }
-  if (progress_token)
-    context.progress = std::make_shared<channel_progress>(reply,
-                                                          *progress_token);
-  if (call->log_level)
-    call_log_tap::global().listen(
-      context.correlation_id, spdlog_level(*call->log_level),
-      [reply, cid = context.correlation_id](const call_log_tap::line& line) {
-        reply->notify(log_message(cid, line));
-      });
   spdlog::info("[{}] tools/call {}", context.correlation_id, spec.name);
   metrics_.started();
-  call->session_id = origin.session_id;
-  call->stateless = origin.session_id.empty();
-  call->id = message.id;
-  call->name = spec.name;
   call->reply = reply;
   call->started = std::chrono::steady_clock::now();
-  if (streams)
-    report_progress(context, "accepted: " + spec.name);
   // A tool that throws is answered for.
   auto finish = [this, call](tool_outcome outcome) {
     if (call->answered.exchange(true))

@@ -30,9 +30,10 @@ struct core_options {
   std::size_t tools_page_size = 50;
   std::size_t max_sessions = 10000;
   std::chrono::seconds session_idle_timeout{3600};
-  /// Upper bound of one tool call, and per-tool overrides by tool name.
+  /// Upper bound of one tool call, and per-tool overrides by tool name
+  /// (the daemon's come from the engine's tool settings).
   int32_t tool_timeout_ms = 10000;
-  std::map<std::string, int32_t> tool_timeouts_ms{{"plan_trip", 8000}};
+  std::map<std::string, int32_t> tool_timeouts_ms;
   /// The clock of session idleness and eviction (tests substitute one).
   std::function<std::chrono::steady_clock::time_point()> clock
     = [] { return std::chrono::steady_clock::now(); };
@@ -120,6 +121,19 @@ private:
                                    const peer& from, const tool_spec& spec,
                                    const boost::json::object& arguments,
                                    std::shared_ptr<reply_channel>& reply);
+  /// A call's record: its context (correlation id, principal, deadline),
+  /// cancellation and identity.
+  std::shared_ptr<call_record> new_call(const call_origin& origin,
+                                        const json_rpc::message& message,
+                                        const peer& from,
+                                        const tool_spec& spec) const;
+  /// Opens the call's stream when it reports progress or log lines and
+  /// the transport can carry them; false when the transport has no
+  /// resources for it.
+  bool open_notifications(call_record& call,
+                          std::optional<boost::json::value> progress_token,
+                          const peer& from,
+                          std::shared_ptr<reply_channel>& reply);
   /// Ends a tool call: bookkeeping, metrics, logs, and its response (the
   /// JSON-RPC text; empty for a cancelled call, which gets none).
   std::string finish_call(const call_record& call, tool_outcome outcome);

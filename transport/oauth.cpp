@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include <boost/json.hpp>
-#include <httplib.h>
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/ecdsa.h>
@@ -12,6 +11,7 @@
 #include <openssl/param_build.h>
 #include <spdlog/spdlog.h>
 
+#include "transitd/net/http_fetch.hpp"
 #include "transitd/net/url.hpp"
 #include "transitd/util/base64.hpp"
 
@@ -237,39 +237,27 @@ std::vector<std::string> metadata_urls(const std::string& issuer) {
 
 } // namespace
 
-outcome<std::string> http_fetch(const std::string& url, std::size_t max_bytes,
-                                std::chrono::milliseconds timeout) {
-  auto where = split_url(url);
-  if (!where)
-    return where.error();
-  httplib::Client client{where->origin};
-  auto ms = timeout.count();
-  client.set_connection_timeout(ms / 1000, (ms % 1000) * 1000);
-  client.set_read_timeout(ms / 1000, (ms % 1000) * 1000);
-  client.set_follow_location(false);
-#ifdef CPPHTTPLIB_OPENSSL_SUPPORT
-  client.enable_server_certificate_verification(true);
-#endif
-  std::string body;
-  bool too_big = false;
-  auto result = client.Get(
-    where->path, httplib::Headers{{"Accept", "application/json"}},
-    [&](const char* data, std::size_t length) {
-      if (body.size() + length > max_bytes) {
-        too_big = true;
-        return false;
-      }
-      body.append(data, length);
-      return true;
-    });
-  if (too_big)
-    return fetch_failure(url, "larger than " + std::to_string(max_bytes)
-                                + " bytes");
-  if (!result)
-    return fetch_failure(url, httplib::to_string(result.error()));
-  if (result->status != 200)
-    return fetch_failure(url, "HTTP " + std::to_string(result->status));
-  return body;
+outcome<std::string> fetch_document(const std::string& url,
+                                    std::size_t max_bytes,
+                                    std::chrono::milliseconds timeout) {
+  http_fetch_request request;
+  request.url = url;
+  request.headers = {{"Accept", "application/json"}};
+  http_fetch_options limits;
+  // The whole fetch: a document served a byte a second is cut here.
+  limits.timeout = timeout;
+  limits.max_bytes = max_bytes;
+  http_fetcher fetcher;
+  auto result = fetcher.fetch(request, limits);
+  if (auto* problem = std::get_if<http_fetch_failure>(&result))
+    return fetch_failure(url, problem->kind == http_fetch_error::too_large
+                                ? "larger than " + std::to_string(max_bytes)
+                                    + " bytes"
+                                : problem->message);
+  auto& answer = std::get<http_fetch_response>(result);
+  if (answer.status != 200)
+    return fetch_failure(url, "HTTP " + std::to_string(answer.status));
+  return std::move(answer.body);
 }
 
 validator::validator(options opts, fetcher fetch)

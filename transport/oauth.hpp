@@ -84,14 +84,16 @@ using fetcher = std::function<outcome<std::string>(
   const std::string& url, std::size_t max_bytes,
   std::chrono::milliseconds timeout)>;
 
-/// The default fetcher: cpp-httplib, TLS verified, no redirects followed.
-outcome<std::string> http_fetch(const std::string& url, std::size_t max_bytes,
-                                std::chrono::milliseconds timeout);
+/// The default fetcher: the one outbound path (net/http_fetch), TLS
+/// verified, no redirects followed, `timeout` for the whole fetch.
+outcome<std::string> fetch_document(const std::string& url,
+                                    std::size_t max_bytes,
+                                    std::chrono::milliseconds timeout);
 
 /// Checks tokens; thread-safe (the HTTP threads share one).
 class validator {
 public:
-  explicit validator(options opts, fetcher fetch = http_fetch);
+  explicit validator(options opts, fetcher fetch = fetch_document);
   ~validator();
   validator(const validator&) = delete;
   validator& operator=(const validator&) = delete;

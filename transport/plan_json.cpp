@@ -191,6 +191,19 @@ outcome<plan_trip_request> parse_plan_trip(const json::object& raw) {
     request.when_type = when->string("type").value_or(request.when_type);
     request.when_time = when->string("time").value_or(request.when_time);
   }
+  // Rule 6, in the wire's words (the actor checks it again for embedding
+  // applications, in theirs).
+  if (request.when_time == "now") {
+    if (request.when_type == "arrive")
+      return make_failure(ec::validation_error,
+                          "when.time is required for when.type \"arrive\" "
+                          "(an ISO 8601 time, not \"now\")");
+  } else if (!parse_iso8601(request.when_time)) {
+    return make_failure(ec::validation_error,
+                        "when.time must be \"now\" or an ISO 8601 date-time "
+                        "with an offset, got \""
+                          + request.when_time + "\"");
+  }
   auto& c = request.constraints;
   if (auto given = args->object("constraints")) {
     c.optimize = given->string("optimize").value_or(c.optimize);

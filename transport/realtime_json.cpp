@@ -70,7 +70,7 @@ tool_spec vehicle_positions_spec() {
       "stop and status, and how old each report is. Give route, near, or "
       "both.";
   spec.regional = true;
-  spec.needs = realtime_need::vehicles;
+  spec.requires = {"vehicles"};
   spec.input = vehicle_positions_input();
   json::object vehicle;
   vehicle["vehicleId"] = schema_string();
@@ -169,7 +169,7 @@ tool_spec service_alerts_spec() {
       "requested language, cause, effect, severity, active periods and "
       "the stops, routes and trips affected, by name. Most severe first.";
   spec.regional = true;
-  spec.needs = realtime_need::alerts;
+  spec.requires = {"alerts"};
   spec.input = service_alerts_input();
   json::object alert;
   alert["id"] = schema_string();

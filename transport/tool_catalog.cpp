@@ -1,5 +1,7 @@
 #include "transitd/transport/tool_catalog.hpp"
 
+#include "transitd/transport/hints.hpp"
+
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -18,10 +20,10 @@ tool_outcome error_outcome(const failure& f,
                            const std::string& correlation_id) {
   json::object error;
   error["code"] = to_wire(f.code);
-  error["message"] = f.message;
+  error["message"] = in_daemon_terms(f.message);
   error["correlationId"] = correlation_id;
   if (!f.hint.empty())
-    error["hint"] = f.hint;
+    error["hint"] = in_daemon_terms(f.hint);
   if (f.retry_after > 0)
     error["retryAfter"] = f.retry_after;
   tool_outcome out;

@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -204,19 +205,16 @@ private:
   const boost::json::object* raw_;
 };
 
-/// What realtime a tool needs to be offered.
-enum class realtime_need : uint8_t {
-  none,
-  /// Service alerts: a feed with --gtfs-rt, or Digitransit.
-  alerts,
-  /// Vehicle positions: a feed with --gtfs-rt.
-  vehicles,
-};
+/// What the configured providers can answer, by capability (a provider's
+/// word: "alerts", "vehicles"). A tool that requires a capability not
+/// offered is not listed. Default: everything is offered.
+struct capabilities {
+  bool everything = true;
+  std::set<std::string> offered;
 
-/// What realtime the daemon's providers offer.
-struct realtime_offer {
-  bool alerts = true;
-  bool vehicles = true;
+  bool has(const std::string& capability) const {
+    return everything || offered.count(capability) != 0;
+  }
 };
 
 struct tool_spec {
@@ -234,9 +232,9 @@ struct tool_spec {
   bool idempotent = true;
   /// Answers depend on where: the catalog appends the regions served.
   bool regional = false;
-  /// Answers come from realtime only: listed where a provider has it
-  /// (see make_tool_catalog).
-  realtime_need needs = realtime_need::none;
+  /// Capabilities a provider must offer for the tool to be listed (see
+  /// make_tool_catalog); empty: always listed.
+  std::vector<std::string> requires;
   /// The OAuth scope a call needs when the caller's token carries scopes
   /// (empty: none; static tokens are unrestricted).
   std::string scope;

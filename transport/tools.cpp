@@ -1,5 +1,6 @@
 #include "transitd/transport/tools.hpp"
 
+#include "transitd/actors/engine.hpp"
 #include "transitd/transport/tool_list.hpp"
 
 namespace json = boost::json;
@@ -35,13 +36,13 @@ struct gateway_tools {
   tool_catalog& catalog;
   gateway& gw;
   const std::string& regions;
-  realtime_offer offer;
+  capabilities offer;
 
   template <class Request, class Reply, class Parse>
   void tool(tool_spec spec, Parse parse) {
-    if ((spec.needs == realtime_need::alerts && !offer.alerts)
-        || (spec.needs == realtime_need::vehicles && !offer.vehicles))
-      return;
+    for (const auto& capability : spec.requires)
+      if (!offer.has(capability))
+        return;
     if (spec.regional && !regions.empty())
       spec.description += " " + regions;
     spec.run = make_runner<Request, Reply>(gw, parse);
@@ -121,8 +122,30 @@ tool_settings_map tool_settings_by_name(
   return out;
 }
 
+std::map<std::string, int32_t> default_tool_timeouts() {
+  std::map<std::string, int32_t> out;
+  auto defaults = default_tool_settings();
+  for_each_tool([&](const tool_spec& spec, std::type_index tool) {
+    if (auto it = defaults.find(tool);
+        it != defaults.end() && it->second.timeout_ms > 0)
+      out[spec.name] = it->second.timeout_ms;
+  });
+  return out;
+}
+
+std::map<std::string, double> default_tool_tps() {
+  std::map<std::string, double> out;
+  auto defaults = default_tool_settings();
+  for_each_tool([&](const tool_spec& spec, std::type_index tool) {
+    if (auto it = defaults.find(tool);
+        it != defaults.end() && it->second.tps > 0)
+      out[spec.name] = it->second.tps;
+  });
+  return out;
+}
+
 tool_catalog make_tool_catalog(gateway& gw, const std::string& regions,
-                               realtime_offer offer) {
+                               capabilities offer) {
   tool_catalog catalog;
   gateway_tools adder{catalog, gw, regions, offer};
   visit_tools(adder);

@@ -15,11 +15,10 @@ namespace transitd::mcp {
 
 /// Every tool this build serves, running through `gw`. `regions` (a
 /// sentence naming the areas served) ends each regional tool's
-/// description; the realtime tools are listed only where `offer` has
-/// what they need (vehicle_positions: a feed with --gtfs-rt;
-/// service_alerts: that, or Digitransit).
+/// description; a tool that requires capabilities is listed only where
+/// `offer` has every one.
 tool_catalog make_tool_catalog(gateway& gw, const std::string& regions = "",
-                               realtime_offer offer = {});
+                               capabilities offer = {});
 
 /// The MCP names of every tool this build serves, in catalog order.
 const std::vector<std::string>& tool_names();
@@ -30,5 +29,11 @@ const std::vector<std::string>& tool_names();
 tool_settings_map tool_settings_by_name(
   const std::map<std::string, double>& tps,
   const std::map<std::string, int32_t>& timeouts_ms);
+
+/// The engine's default deadlines and limits (default_tool_settings) by
+/// MCP name: the daemon's defaults, stated once in the engine.
+std::map<std::string, int32_t> default_tool_timeouts();
+std::map<std::string, double> default_tool_tps();
+
 
 } // namespace transitd::mcp

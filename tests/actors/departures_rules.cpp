@@ -202,7 +202,7 @@ TEST_CASE("validation: stop reference, window, limit, language",
   for (int32_t window : {0, 121, -5}) {
     auto r = request(window);
     REQUIRE(validate(r));
-    CHECK_THAT(validate(r)->message, Catch::Contains("windowMinutes"));
+    CHECK_THAT(validate(r)->message, Catch::Contains("window_minutes"));
   }
   for (int32_t window : {1, 120})
     CHECK_FALSE(validate(request(window)));

@@ -150,7 +150,7 @@ TEST_CASE_METHOD(test::deterministic_fixture,
   e[1].realtime = nullptr;
   auto none = pick("L1", {}, {}, false);
   REQUIRE_FALSE(none);
-  CHECK_THAT(none.error().hint, Catch::Contains("--gtfs-rt"));
+  CHECK_THAT(none.error().hint, Catch::Contains("gtfs_feed_options::realtime"));
   caf::anon_send_exit(rt, caf::exit_reason::user_shutdown);
 }
 

@@ -83,10 +83,10 @@ TEST_CASE("plan_trip: validation, ranges and when", "[plan_trip][validation]") {
   };
   auto r = request();
   r.origin.position.lat = 95; // rule 2
-  check_bad(r, "origin.value.lat");
+  check_bad(r, "origin.position.lat");
   r = request();
   r.destination.position.lon = 200;
-  check_bad(r, "destination.value.lon");
+  check_bad(r, "destination.position.lon");
   for (int32_t limit : {0, 4}) { // rule 3
     r = request();
     r.limit = limit;
@@ -95,20 +95,20 @@ TEST_CASE("plan_trip: validation, ranges and when", "[plan_trip][validation]") {
   for (int32_t walk : {0, 3001}) { // rule 4
     r = request();
     r.constraints.max_walking_distance = walk;
-    check_bad(r, "maxWalkingDistance");
+    check_bad(r, "max_walking_distance");
   }
   for (int32_t transfers : {-1, 9}) { // rule 5
     r = request();
     r.constraints.max_transfers = transfers;
-    check_bad(r, "maxTransfers");
+    check_bad(r, "max_transfers");
   }
   r = request(); // rule 6
   r.when_type = "arrive";
-  check_bad(r, "when.time is required");
+  check_bad(r, "when_time is required");
   r.when_time = "2025-09-15T12:00:00+03:00";
   CHECK_FALSE(validate(r));
   r.when_time = "tomorrow";
-  check_bad(r, "when.time");
+  check_bad(r, "when_time");
   r = request();
   r.constraints.optimize = "fastest";
   check_bad(r, "optimize");
@@ -117,7 +117,7 @@ TEST_CASE("plan_trip: validation, ranges and when", "[plan_trip][validation]") {
   check_bad(r, "language");
   r = request();
   r.origin.type = location_input::kind::label;
-  check_bad(r, "origin.value");
+  check_bad(r, "origin.label");
 }
 
 TEST_CASE("plan_trip: same coordinate origin/destination (rule 1)",

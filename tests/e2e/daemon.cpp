@@ -140,7 +140,9 @@ TEST_CASE("e2e: upstream faults map to the contract's error codes",
   faults.fault = "hang";
   faults.hang_ms = 5000;
   daemon.mock().set_faults(faults);
-  CHECK(call().at("code").as_string() == "upstream-timeout");
+  auto hung = call();
+  INFO(json::serialize(hung));
+  CHECK(hung.at("code").as_string() == "upstream-timeout");
   // Healthy again: the next good call is answered correctly.
   daemon.mock().set_faults(mock::fault_settings{});
   test::structured(client.call_tool("get_departures", departures_args()));

@@ -197,5 +197,5 @@ TEST_CASE("feed answers: a time outside the service days says so",
   REQUIRE(late);
   CHECK(late->code == ec::data_not_available);
   CHECK_THAT(late->message, Catch::Contains("2026-05-26 to 2026-10-31"));
-  CHECK_THAT(late->hint, Catch::Contains("--clock"));
+  CHECK_THAT(late->hint, Catch::Contains("engine_config::clock_offset_ms"));
 }

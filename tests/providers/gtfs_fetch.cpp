@@ -178,7 +178,7 @@ TEST_CASE("GTFS feed by URL: nothing downloaded yet and no server means "
   options.name = "gone";
   options.sources = {"http://127.0.0.1:1/gtfs.zip"};
   options.download_dir = scratch("gone");
-  options.fetch.connect_timeout_s = 2;
+  options.fetch.timeout_s = 2;
   feed_slot slot{"gone"};
   load_feed(options, slot);
   CHECK_FALSE(slot.status().loaded);
