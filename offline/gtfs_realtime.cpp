@@ -211,6 +211,7 @@ public:
 
   std::shared_ptr<realtime_layer> build() {
     resolve();
+    runs_.reserve(scheduled_trips_.size() + added_.size());
     for (const auto& [u, at] : scheduled_trips_)
       take_scheduled(updates_[u], at);
     for (auto u : added_)
@@ -359,6 +360,9 @@ void layer_builder::take_scheduled(const gtfs_rt::trip_update& update,
     r.stops.assign(tt_.pattern_stops.begin() + pat.stops_begin,
                    tt_.pattern_stops.begin() + pat.stops_begin
                      + pat.stop_count);
+    r.times.reserve(pat.stop_count);
+    r.planned.reserve(pat.stop_count);
+    r.status.reserve(pat.stop_count);
     for (uint32_t i = 0; i < pat.stop_count; ++i) {
       const auto& c = applied.calls[i];
       if (c.status == gtfs_rt::call_status::skipped)

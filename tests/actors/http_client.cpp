@@ -17,6 +17,7 @@
 
 #include "transitd/messages/caf_glue.hpp"
 #include "transitd/messages/error.hpp"
+#include "support/local_http_server.hpp"
 #include "support/moving_clock.hpp"
 
 using namespace transitd;
@@ -24,14 +25,15 @@ using namespace std::chrono_literals;
 
 namespace {
 
-/// A server on a free 127.0.0.1 port, serving in the background.
+/// The upstream under test, on a free 127.0.0.1 port.
 struct local_server {
-  httplib::Server server;
-  std::thread thread;
-  int port = 0;
+  // Before the server: its handlers use them until it has stopped.
   std::atomic<bool> stopping{false};
   /// The clock of the clients under test (see /trickle).
   test::moving_clock clock;
+  test::local_http_server http;
+  httplib::Server& server = http.server;
+  int port = 0;
 
   local_server() {
     server.Post("/echo", [](const httplib::Request& req,
@@ -57,13 +59,11 @@ struct local_server {
           return sink.write("t", 1);
         });
     });
-    port = server.bind_to_any_port("127.0.0.1");
-    thread = std::thread{[this] { server.listen_after_bind(); }};
+    http.start();
+    port = http.port;
   }
   ~local_server() {
     stopping = true;
-    server.stop();
-    thread.join();
   }
 };
 

@@ -19,33 +19,14 @@
 #include <catch2/catch.hpp>
 #include <httplib.h>
 
+#include "support/local_http_server.hpp"
+
 using namespace transitd;
 using namespace std::chrono_literals;
 
 namespace {
 
-/// An httplib server on a free port of 127.0.0.1, stopped with the test.
-struct local_server {
-  httplib::Server server;
-  std::thread thread;
-  int port = 0;
-
-  void start() {
-    port = server.bind_to_any_port("127.0.0.1");
-    REQUIRE(port > 0);
-    thread = std::thread{[this] { server.listen_after_bind(); }};
-    while (!server.is_running())
-      std::this_thread::yield();
-  }
-  ~local_server() {
-    server.stop();
-    if (thread.joinable())
-      thread.join();
-  }
-  std::string url(const std::string& path) const {
-    return "http://127.0.0.1:" + std::to_string(port) + path;
-  }
-};
+using local_server = test::local_http_server;
 
 /// A server that answers every connection with `reply` one byte per
 /// `every`, for the test to cut: the bytes keep coming well within any
