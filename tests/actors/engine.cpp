@@ -9,6 +9,10 @@
 #include <caf/scoped_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 #include <catch2/catch.hpp>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <sstream>
 
 #include "transitd/messages/time.hpp"
 #include "transitd/providers/mock/mock_upstream.hpp"
@@ -159,8 +163,15 @@ TEST_CASE("an offline engine: a feed from its sources, heard loading by "
   // One clock for the engine and its feeds: Tuesday 2023-11-07 08:00 in
   // San Francisco, from whatever the real time is.
   config.clock_offset_ms = int64_t{1699372800} * 1000 - now_ms();
+  // What the engine logs at warning or above while it starts.
+  std::ostringstream complaints;
+  auto previous = spdlog::default_logger();
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(complaints);
+  sink->set_level(spdlog::level::warn);
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("t", sink));
   auto engine = spawn_engine(sys, config);
-  // Nothing but the feed: no upstream gate, no TfL, no demo data.
+  // Nothing but the feed: no upstream gate, no TfL, no demo data, and
+  // nothing to complain about (no unusable URL of a provider not given).
   CHECK(engine.gates.empty());
   {
     caf::scoped_actor self{sys};
@@ -171,6 +182,8 @@ TEST_CASE("an offline engine: a feed from its sources, heard loading by "
       self->receive([&](feed_event& e) { last = std::move(e); },
                     caf::after(60s) >> [&] { FAIL("no feed event"); });
     REQUIRE(last.state == feed_state::loaded);
+    spdlog::set_default_logger(previous);
+    CHECK(complaints.str().empty());
     CHECK(last.feed == "caltrain");
     CHECK(last.stops > 0);
     CHECK(last.first_day == "2023-09-23");
