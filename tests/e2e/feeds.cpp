@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "support/daemon_harness.hpp"
+#include "support/local_http_server.hpp"
 
 using namespace transitd;
 using test::daemon_harness;
@@ -138,6 +139,48 @@ TEST_CASE("e2e feed: every tool answers from the GTFS feed",
   CHECK(count_of("transitd_feed_plan_seconds_total{feed=\"nyc\"}") > 0);
   CHECK_THAT(metrics,
              Catch::Contains("transitd_feed_cancelled_plans_total{feed=\"nyc\"}"));
+}
+
+TEST_CASE("e2e feed still loading: every call is told to retry and when, "
+          "never that its point is not served",
+          "[e2e][gtfs]") {
+  // A feed URL whose zip arrives a byte every 10 ms: it stays loading for
+  // the whole test.
+  test::trickling_server slow{"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n"
+                              "\r\n" + std::string(5000, 'x'),
+                              std::chrono::milliseconds{10}};
+  test::harness_options options;
+  options.gtfs_feeds = {
+    {"nyc", {"http://127.0.0.1:" + std::to_string(slow.port) + "/gtfs.zip"}}};
+  options.wait_for_feeds = false;
+  options.digitransit_with_feeds = false;
+  {
+    daemon_harness daemon{options};
+    test::mcp_client client{daemon.port()};
+    client.initialize();
+    auto loading = [](const json::object& error) {
+      CHECK(error.at("code").as_string() == "data-not-available");
+      CHECK_THAT(std::string{error.at("message").as_string()},
+                 Catch::Contains("feed nyc is loading, retry in about"));
+      REQUIRE(error.contains("retryAfter"));
+      CHECK(error.at("retryAfter").as_int64() >= 1);
+    };
+    // A point of the feed's area-to-be, and one of its stop ids.
+    loading(test::tool_error(client.call_tool(
+      "find_stops",
+      json::object{{"coordinate", json::object{{"lat", 40.7527},
+                                               {"lon", -73.9772}}}})));
+    loading(test::tool_error(client.call_tool(
+      "get_departures",
+      json::object{{"stop", json::object{{"type", "id"},
+                                         {"value", "nyc:631"}}}})));
+    // Not ready until the feed has loaded.
+    auto ready = client.get("/readyz");
+    CHECK(ready.status == 503);
+    CHECK_THAT(ready.body, Catch::Contains("loading"));
+    // The download ends (failed): the daemon stops without waiting for it.
+    slow.finish();
+  }
 }
 
 TEST_CASE("e2e feed beside Digitransit: each id and area to its provider",

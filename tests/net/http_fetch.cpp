@@ -11,10 +11,6 @@
 #include <string>
 #include <thread>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <httplib.h>
@@ -28,47 +24,7 @@ namespace {
 
 using local_server = test::local_http_server;
 
-/// A server that answers every connection with `reply` one byte per
-/// `every`, for the test to cut: the bytes keep coming well within any
-/// per-read timeout, so only a deadline for the whole request ends it.
-struct trickling_server {
-  int listener = -1;
-  int port = 0;
-  std::atomic<bool> stop{false};
-  std::thread thread;
-
-  trickling_server(std::string reply, std::chrono::milliseconds every) {
-    listener = socket(AF_INET, SOCK_STREAM, 0);
-    REQUIRE(listener >= 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr)
-            == 0);
-    socklen_t len = sizeof addr;
-    REQUIRE(getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len)
-            == 0);
-    port = ntohs(addr.sin_port);
-    REQUIRE(listen(listener, 4) == 0);
-    thread = std::thread{[this, reply = std::move(reply), every] {
-      int conn = accept(listener, nullptr, nullptr);
-      if (conn < 0)
-        return;
-      for (char c : reply) {
-        if (stop || send(conn, &c, 1, MSG_NOSIGNAL) != 1)
-          break;
-        std::this_thread::sleep_for(every);
-      }
-      close(conn);
-    }};
-  }
-  ~trickling_server() {
-    stop = true;
-    shutdown(listener, SHUT_RDWR);
-    close(listener);
-    thread.join();
-  }
-};
+using trickling_server = test::trickling_server;
 
 http_fetch_failure failed(const http_fetch_result& r) {
   REQUIRE(std::holds_alternative<http_fetch_failure>(r));

@@ -114,6 +114,8 @@ daemon_harness::daemon_harness(harness_options options) {
   REQUIRE(daemon_->running());
   // Feeds load on threads of their own: wait (generously) for them.
   for (const auto& slot : engine().feed_slots) {
+    if (!options.wait_for_feeds)
+      break;
     for (int i = 0; i < 60000 && !slot->status().loaded
                     && slot->status().error.empty();
          ++i)

@@ -57,8 +57,10 @@ struct harness_options {
   /// PEM files: serve HTTPS.
   std::string tls_cert;
   std::string tls_key;
-  /// GTFS feeds (--gtfs); the harness waits until they are loaded.
+  /// GTFS feeds (--gtfs); the harness waits until they are loaded, unless
+  /// not `wait_for_feeds`.
   std::vector<std::pair<std::string, std::vector<std::string>>> gtfs_feeds;
+  bool wait_for_feeds = true;
   /// --gtfs-rt and --gtfs-rt-max-age-s; the harness waits until each
   /// feed's realtime was applied once.
   std::vector<std::pair<std::string, std::vector<std::string>>> gtfs_rt_feeds;
