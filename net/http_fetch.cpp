@@ -80,8 +80,10 @@ private:
         continue;
       }
       auto first = by_time_.begin();
-      if (std::chrono::steady_clock::now() < first->first) {
-        wake_.wait_until(lock, first->first);
+      // A copy: while this waits (unlocked), disarm may erase the entry.
+      const auto at = first->first;
+      if (std::chrono::steady_clock::now() < at) {
+        wake_.wait_until(lock, at);
         continue;
       }
       auto token = first->second;
