@@ -106,7 +106,7 @@ core::handle_session(const json_rpc::message& message, const peer& from,
   if (from.session_id.empty())
     return error_answer(answer_kind::invalid, message.id,
                         json_rpc::invalid_request,
-                        "Bad Request: no session: send initialize first (or "
+                        "No session: send initialize first (or "
                         "describe each request in params._meta, revision "
                           + std::string{stateless_protocol_version} + ")");
   auto access = sessions_.use(from.session_id, from.principal);

@@ -149,4 +149,5 @@ TEST_CASE("stdio: a line before initialize is told to send initialize, "
   CHECK_THAT(message, Catch::Contains("send initialize first"));
   CHECK_THAT(message, !Catch::Contains("header"));
   CHECK_THAT(message, !Catch::Contains("Mcp-Session-Id"));
+  CHECK_THAT(message, !Catch::Contains("Bad Request")); // HTTP's words
 }
