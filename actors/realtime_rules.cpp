@@ -90,13 +90,14 @@ outcome<alerts_query> make_query(const service_alerts_request& request,
   q.language = request.language;
   if (request.when == "now") {
     q.time = now_s;
-  } else if (auto t = parse_iso8601(request.when)) {
-    q.time = *t;
+  } else if (auto t = parse_iso_time(request.when)) {
+    q.time = t->seconds;
+    q.local_time = !t->has_offset; // D22: the provider's zone
   } else {
     return make_failure(ec::validation_error,
                         "when \"" + request.when
                           + "\" is neither \"now\" nor an ISO 8601 time",
-                        "write it like 2026-11-24T08:30:00+02:00");
+                        "write \"now\" or " + std::string{iso_time_forms});
   }
   return q;
 }

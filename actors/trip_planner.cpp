@@ -84,8 +84,10 @@ void finish(planner_pointer self, const call_ptr& call) {
   auto merged = merge_plans(primary, relaxed);
   auto freshness = std::max(primary.fetched_ms,
                             relaxed ? relaxed->fetched_ms : int64_t{0});
+  // The provider's instant: a time without an offset read where it is.
+  auto time = primary.time != 0 ? primary.time : call->time;
   auto reply = build_plan_reply(call->request, call->origin,
-                                call->destination, call->time,
+                                call->destination, time,
                                 std::move(merged), freshness,
                                 relax_allowed && disrupted);
   call->done = true;

@@ -54,9 +54,11 @@ std::optional<failure> validate(const plan_trip_request& request) {
     if (request.when_type == "arrive") // rule 6
       return invalid("when_time is required for when_type \"arrive\" (an "
                      "ISO 8601 time, not \"now\")");
-  } else if (!parse_iso8601(request.when_time)) {
-    return invalid("when_time must be \"now\" or an ISO 8601 date-time with "
-                   "an offset, got \"" + request.when_time + "\"");
+  } else if (!parse_iso_time(request.when_time)) {
+    return make_failure(ec::validation_error,
+                        "when_time must be \"now\" or an ISO 8601 "
+                        "date-time, got \"" + request.when_time + "\"",
+                        "write " + std::string{iso_time_forms});
   }
   return std::nullopt;
 }
@@ -64,7 +66,15 @@ std::optional<failure> validate(const plan_trip_request& request) {
 int64_t resolve_time(const plan_trip_request& request, int64_t now_seconds) {
   if (request.when_time == "now")
     return now_seconds;
-  return parse_iso8601(request.when_time).value_or(now_seconds);
+  auto t = parse_iso_time(request.when_time);
+  return t ? t->seconds : now_seconds;
+}
+
+bool is_local_time(const plan_trip_request& request) {
+  if (request.when_time == "now")
+    return false;
+  auto t = parse_iso_time(request.when_time);
+  return t && !t->has_offset;
 }
 
 location_ref from_input(const coordinate& position) {
@@ -125,6 +135,7 @@ trip_plan_query make_query(const plan_trip_request& request,
   q.from = origin.position;
   q.to = destination.position;
   q.time = time;
+  q.local_time = is_local_time(request);
   q.arrive_by = request.when_type == "arrive";
   // Ask for more than the limit: dedupe and disruption need choice.
   q.first = std::min(request.limit * 2 + 1, 6);

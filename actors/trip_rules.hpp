@@ -23,7 +23,13 @@ inline constexpr double same_place_meters = 1.0;
 std::optional<failure> validate(const plan_trip_request& request);
 
 /// The time to plan for: "now" → `now_seconds`, else the parsed ISO time.
+/// Without an offset (D22), the wall-clock time counted as if UTC: see
+/// `is_local_time`.
 int64_t resolve_time(const plan_trip_request& request, int64_t now_seconds);
+
+/// Whether when_time has no offset: the provider reads it in the zone of
+/// the origin (trip_plan_query::local_time).
+bool is_local_time(const plan_trip_request& request);
 
 /// LocationRef for coordinates given directly (rawSource "input").
 location_ref from_input(const coordinate& position);

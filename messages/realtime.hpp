@@ -224,12 +224,15 @@ struct alerts_query {
   std::optional<coordinate> center;
   int64_t time = 0;
   std::string language{default_language};
+  /// `time` is a wall-clock time without an offset (D22): the provider
+  /// reads it in its zone (the stop's, where one is named).
+  bool local_time = false;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, alerts_query& x) {
   return f(x.context, x.stop_id, x.route_id, x.trip_id, x.feed, x.center,
-           x.time, x.language);
+           x.time, x.language, x.local_time);
 }
 
 struct alert_list {

@@ -1,8 +1,8 @@
 #include "transitd/messages/time.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <sstream>
 
 #include <date/date.h>
 #include <date/tz.h>
@@ -110,67 +110,119 @@ std::string format_in_zone(int64_t epoch_seconds, std::string_view zone) {
 
 namespace {
 
-/// "YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)", checked by hand before
-/// date::parse sees it: date reads seconds as a floating-point number and
+/// Reads "YYYY-MM-DDTHH:MM[:SS[.fraction]][Z|±HH[[:]MM]]" field by field.
+/// date::parse is not used: it reads seconds as a floating-point number and
 /// converting a hostile one (found by tests/fuzz) is undefined behaviour.
-bool iso8601_shape(std::string_view t) {
-  auto digits = [&](std::size_t at, std::size_t n) {
+std::optional<iso_time> read_iso(std::string_view t) {
+  auto digits = [&](std::size_t at, std::size_t n) -> std::optional<int> {
     if (at + n > t.size())
-      return false;
-    for (std::size_t i = at; i < at + n; ++i)
+      return std::nullopt;
+    int value = 0;
+    for (std::size_t i = at; i < at + n; ++i) {
       if (t[i] < '0' || t[i] > '9')
-        return false;
-    return true;
+        return std::nullopt;
+      value = value * 10 + (t[i] - '0');
+    }
+    return value;
   };
-  if (!digits(0, 4) || t.size() < 19 || t[4] != '-' || !digits(5, 2)
-      || t[7] != '-' || !digits(8, 2) || (t[10] != 'T' && t[10] != 't')
-      || !digits(11, 2) || t[13] != ':' || !digits(14, 2) || t[16] != ':'
-      || !digits(17, 2))
-    return false;
-  std::size_t at = 19;
-  if (at < t.size() && t[at] == '.') {
-    ++at;
-    auto start = at;
-    while (at < t.size() && t[at] >= '0' && t[at] <= '9')
-      ++at;
-    if (at == start || at - start > 9)
-      return false;
+  auto year = digits(0, 4);
+  auto month = digits(5, 2);
+  auto day = digits(8, 2);
+  auto hour = digits(11, 2);
+  auto minute = digits(14, 2);
+  if (!year || !month || !day || !hour || !minute || t[4] != '-'
+      || t[7] != '-' || (t[10] != 'T' && t[10] != 't') || t[13] != ':')
+    return std::nullopt;
+  int second = 0;
+  std::size_t at = 16;
+  if (at < t.size() && t[at] == ':') {
+    auto s = digits(at + 1, 2);
+    if (!s)
+      return std::nullopt;
+    second = *s;
+    at += 3;
+    if (at < t.size() && t[at] == '.') {
+      auto start = ++at;
+      while (at < t.size() && t[at] >= '0' && t[at] <= '9')
+        ++at;
+      if (at == start || at - start > 9)
+        return std::nullopt;
+    }
   }
+  date::year_month_day ymd{date::year{*year},
+                           date::month{static_cast<unsigned>(*month)},
+                           date::day{static_cast<unsigned>(*day)}};
+  if (!ymd.ok() || *hour > 23 || *minute > 59 || second > 60)
+    return std::nullopt;
+  iso_time out;
+  out.seconds = int64_t{date::sys_days{ymd}.time_since_epoch().count()}
+                  * 86400
+                + *hour * 3600 + *minute * 60 + std::min(second, 59);
   auto rest = t.substr(at);
+  if (rest.empty())
+    return out; // no offset: a wall-clock time
+  out.has_offset = true;
   if (rest == "Z" || rest == "z")
-    return true;
-  // ±h[h][:mm], as date's %Ez reads it.
-  if (rest.empty() || (rest[0] != '+' && rest[0] != '-'))
-    return false;
-  std::size_t hours = digits(at + 1, 2) ? 2 : digits(at + 1, 1) ? 1 : 0;
-  if (hours == 0)
-    return false;
-  auto minutes = rest.substr(1 + hours);
-  return minutes.empty()
-         || (minutes.size() == 3 && minutes[0] == ':'
-             && digits(at + 2 + hours, 2));
+    return out;
+  if (rest[0] != '+' && rest[0] != '-')
+    return std::nullopt;
+  // ±h, ±hh, ±hh:mm, ±hhmm
+  int oh = 0;
+  int om = 0;
+  auto body = rest.substr(1);
+  if (body.size() == 1 && digits(at + 1, 1)) {
+    oh = *digits(at + 1, 1);
+  } else if (body.size() == 2 && digits(at + 1, 2)) {
+    oh = *digits(at + 1, 2);
+  } else if (body.size() == 5 && body[2] == ':' && digits(at + 1, 2)
+             && digits(at + 4, 2)) {
+    oh = *digits(at + 1, 2);
+    om = *digits(at + 4, 2);
+  } else if (body.size() == 4 && digits(at + 1, 4)) {
+    oh = *digits(at + 1, 2);
+    om = *digits(at + 3, 2);
+  } else {
+    return std::nullopt;
+  }
+  if (oh > 18 || om > 59)
+    return std::nullopt;
+  int64_t offset = oh * 3600 + om * 60;
+  out.seconds -= rest[0] == '+' ? offset : -offset;
+  return out;
 }
 
 } // namespace
 
+std::optional<iso_time> parse_iso_time(std::string_view text) {
+  return read_iso(text);
+}
+
 std::optional<int64_t> parse_iso8601(std::string_view text) {
-  if (!iso8601_shape(text))
+  auto t = read_iso(text);
+  if (!t || !t->has_offset)
     return std::nullopt;
-  std::string input{text};
-  std::istringstream in{input};
-  date::sys_seconds instant;
-  if (!input.empty() && (input.back() == 'Z' || input.back() == 'z')) {
-    in >> date::parse("%FT%T", instant);
-    if (in.fail())
-      return std::nullopt;
-    // Only fractional seconds may remain before the 'Z'.
-    return instant.time_since_epoch().count();
+  return t->seconds;
+}
+
+int64_t local_to_epoch(int64_t local_seconds, std::string_view zone) {
+  auto* tz = find_zone(zone);
+  if (tz == nullptr)
+    return local_seconds;
+  using namespace std::chrono;
+  date::local_seconds local{seconds{local_seconds}};
+  auto info = tz->get_info(local);
+  switch (info.result) {
+    case date::local_info::unique:
+      return local_seconds - info.first.offset.count();
+    case date::local_info::ambiguous: // the fall-back hour: the earlier
+      return local_seconds - info.first.offset.count();
+    default: // the spring-forward gap: as the clock before it would read
+      return local_seconds - info.first.offset.count();
   }
-  std::chrono::minutes offset{0};
-  in >> date::parse("%FT%T%Ez", instant, offset);
-  if (in.fail())
-    return std::nullopt;
-  return instant.time_since_epoch().count();
+}
+
+int64_t resolve_time(const iso_time& time, std::string_view zone) {
+  return time.has_offset ? time.seconds : local_to_epoch(time.seconds, zone);
 }
 
 } // namespace transitd

@@ -197,13 +197,17 @@ struct trip_plan_query {
   double wait_reluctance = 1.0;
   bool wheelchair = false;
   std::string language = "en";
+  /// `time` is a wall-clock time without an offset (D22), counted as if
+  /// UTC: the provider reads it in the zone of the origin.
+  bool local_time = false;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, trip_plan_query& x) {
   return f(x.context, x.from, x.to, x.time, x.arrive_by, x.first,
            x.walk_reluctance, x.transfer_cost, x.max_transfers,
-           x.max_walking_distance, x.wait_reluctance, x.wheelchair, x.language);
+           x.max_walking_distance, x.wait_reluctance, x.wheelchair, x.language,
+           x.local_time);
 }
 
 struct trip_plans {
@@ -213,11 +217,13 @@ struct trip_plans {
   std::string timezone;
   /// What the answer must tell the caller (a stale realtime source).
   std::vector<warning> warnings;
+  /// The instant searched from (epoch seconds; 0: the query's own).
+  int64_t time = 0;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, trip_plans& x) {
-  return f(x.itineraries, x.fetched_ms, x.timezone, x.warnings);
+  return f(x.itineraries, x.fetched_ms, x.timezone, x.warnings, x.time);
 }
 
 } // namespace transitd

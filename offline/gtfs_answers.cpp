@@ -32,6 +32,18 @@ std::optional<failure> outside_service(const timetable& tt, int64_t epoch) {
                       "(engine_config::clock_offset_ms)");
 }
 
+std::string_view zone_near(const timetable& tt, const coordinate& at) {
+  if (tt.zones.empty())
+    return {};
+  auto near = tt.stops_near(at, 5000, false);
+  return tt.zones[near.empty() ? 0 : tt.stops[near.front().first].zone];
+}
+
+int64_t local_instant(const timetable& tt, const coordinate& at,
+                      int64_t local_seconds) {
+  return local_to_epoch(local_seconds, zone_near(tt, at));
+}
+
 outcome<uint32_t> resolve_stop(const timetable& tt, std::string_view id) {
   auto prefix = tt.name + ":";
   if (id.substr(0, prefix.size()) == prefix)
@@ -551,6 +563,11 @@ outcome<alert_list> alerts_of(const timetable& tt, const realtime_layer* rt,
   }
   bool everything = query.stop_id.empty() && query.route_id.empty()
                     && query.trip_id.empty();
+  int64_t when = query.time;
+  if (query.local_time && !tt.zones.empty()) // D22: the stop's zone
+    when = local_to_epoch(when, stops.empty()
+                                  ? tt.zones[0]
+                                  : tt.zones[tt.stops[stops[0]].zone]);
   alert_list answer;
   answer.timezone = tt.zones.empty() ? std::string{} : tt.zones[0];
   answer.fetched_ms = rt ? rt->newest * 1000 : 0;
@@ -564,9 +581,9 @@ outcome<alert_list> alerts_of(const timetable& tt, const realtime_layer* rt,
     for (const auto& period : a.active_periods)
       active = active
                || ((!period.start
-                    || static_cast<int64_t>(*period.start) <= query.time)
+                    || static_cast<int64_t>(*period.start) <= when)
                    && (!period.end
-                       || query.time < static_cast<int64_t>(*period.end)));
+                       || when < static_cast<int64_t>(*period.end)));
     if (!active)
       continue;
     bool about = everything;

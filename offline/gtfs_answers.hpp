@@ -19,6 +19,14 @@ namespace transitd::gtfs {
 /// a day outside them (nothing runs then); nullopt inside.
 std::optional<failure> outside_service(const timetable& tt, int64_t epoch);
 
+/// The zone of the stop nearest `at` (within 5 km), else the feed's first.
+std::string_view zone_near(const timetable& tt, const coordinate& at);
+
+/// The instant a wall-clock time (fields counted as if UTC) names at `at`
+/// (D22: a time without an offset is local to the place it concerns).
+int64_t local_instant(const timetable& tt, const coordinate& at,
+                      int64_t local_seconds);
+
 /// "nyc:101N" → the stop; a validation failure when the id is not one of
 /// this feed's.
 outcome<uint32_t> resolve_stop(const timetable& tt, std::string_view id);

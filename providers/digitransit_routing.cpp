@@ -648,7 +648,7 @@ outcome<alert_list> parse_alerts(std::string_view body,
   const auto& root = *parsed_body;
   alert_list result;
   result.fetched_ms = fetched_ms;
-  result.timezone = "Europe/Helsinki";
+  result.timezone = std::string{zone};
   const json::value* alerts = nullptr;
   if (!query.stop_id.empty() || !query.route_id.empty()
       || !query.trip_id.empty()) {

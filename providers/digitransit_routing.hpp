@@ -17,6 +17,10 @@
 
 namespace transitd::digitransit {
 
+/// The zone of the region Digitransit serves here (HSL): where a time
+/// without an offset is read (D22) and answers are shown.
+inline constexpr std::string_view zone = "Europe/Helsinki";
+
 /// The GraphQL operation name of the departures query.
 inline constexpr std::string_view departures_operation = "StopDepartures";
 

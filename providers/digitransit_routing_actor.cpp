@@ -5,6 +5,7 @@
 #include <caf/typed_event_based_actor.hpp>
 #include <spdlog/spdlog.h>
 
+#include "transitd/messages/time.hpp"
 #include "transitd/providers/digitransit_routing.hpp"
 #include "transitd/providers/upstream_call.hpp"
 #include "transitd/providers/upstream_http.hpp"
@@ -55,12 +56,25 @@ digitransit_routing_actor::behavior_type digitransit_routing(
         self, query.context, digitransit::make_nearby_stops_body(query),
         digitransit::parse_nearby_stops);
     },
-    [self](const trip_plan_query& query) {
-      return post_graphql<trip_plans>(self, query.context,
-                                      digitransit::make_plan_body(query),
-                                      digitransit::parse_plan);
+    [self](trip_plan_query query) {
+      if (query.local_time) { // D22: read in the region's zone
+        query.time = local_to_epoch(query.time, digitransit::zone);
+        query.local_time = false;
+      }
+      return post_graphql<trip_plans>(
+        self, query.context, digitransit::make_plan_body(query),
+        [time = query.time](std::string_view body, int64_t received_ms) {
+          auto plans = digitransit::parse_plan(body, received_ms);
+          if (plans)
+            plans->time = time;
+          return plans;
+        });
     },
-    [self](const alerts_query& query) {
+    [self](alerts_query query) {
+      if (query.local_time) {
+        query.time = local_to_epoch(query.time, digitransit::zone);
+        query.local_time = false;
+      }
       // Digitransit here is the HSL region's: the one feed it serves.
       if (!query.feed.empty() && query.feed != "HSL" && query.feed != "hsl") {
         auto rp = self->make_response_promise<alert_list>();

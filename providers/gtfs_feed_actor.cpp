@@ -443,6 +443,10 @@ feed_router_actor::behavior_type feed_router(
       auto tt = st.slot->current();
       if (!tt)
         return not_loaded(*st.slot);
+      if (q.local_time) { // D22: read at the origin
+        q.time = gtfs::local_instant(*tt, q.from, q.time);
+        q.local_time = false;
+      }
       if (auto outside = gtfs::outside_service(*tt, q.time))
         return to_error(*outside);
       auto started = std::chrono::steady_clock::now();
@@ -454,6 +458,7 @@ feed_router_actor::behavior_type feed_router(
         *tt, (now_ms() + st.clock_offset_ms) / 1000, st.max_age_s);
       auto answer = gtfs::plan_trips(*st.router, *tt, q, stop.get(),
                                      rt.layer.get());
+      answer.time = q.time;
       answer.warnings = std::move(rt.warnings);
       if (stop && stop->load()) {
         st.slot->count_stopped_plan();

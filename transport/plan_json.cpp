@@ -50,8 +50,10 @@ const field& plan_trip_input() {
      field::object("when",
                    {field::choice("type", choice_list(plan_when_types))
                       .fallback(json::string(plan_when_types[0])),
-                    field::string("time", "\"now\" or ISO 8601 with "
-                                          "offset; arrive needs a time")
+                    field::string("time", "\"now\" or ISO 8601 (seconds and "
+                                          "offset optional; without an "
+                                          "offset, local time at the "
+                                          "origin); arrive needs a time")
                       .fallback("now")}),
      constraints_field(),
      field::integer("limit", plan_limit, "itineraries returned at most"),
@@ -198,11 +200,11 @@ outcome<plan_trip_request> parse_plan_trip(const json::object& raw) {
       return make_failure(ec::validation_error,
                           "when.time is required for when.type \"arrive\" "
                           "(an ISO 8601 time, not \"now\")");
-  } else if (!parse_iso8601(request.when_time)) {
+  } else if (!parse_iso_time(request.when_time)) {
     return make_failure(ec::validation_error,
-                        "when.time must be \"now\" or an ISO 8601 date-time "
-                        "with an offset, got \""
-                          + request.when_time + "\"");
+                        "when.time must be \"now\" or an ISO 8601 date-time, "
+                        "got \"" + request.when_time + "\"",
+                        "write " + std::string{iso_time_forms});
   }
   auto& c = request.constraints;
   if (auto given = args->object("constraints")) {

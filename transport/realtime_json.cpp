@@ -40,8 +40,9 @@ const field& service_alerts_input() {
            .length(alerts_id_length),
          coordinate_field("near", "all alerts of the region holding this "
                                   "point"),
-         field::string("when", "\"now\" or ISO 8601 with offset: the alerts "
-                               "in force then")
+         field::string("when", "\"now\" or ISO 8601 (without an offset: "
+                               "local time of the place): the alerts in "
+                               "force then")
            .fallback("now"),
          language_field("language of the header and description, when "
                         "the provider has it (else English, else what "

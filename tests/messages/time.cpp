@@ -66,4 +66,57 @@ TEST_CASE("ISO 8601 parsing", "[time]") {
   CHECK_FALSE(parse_iso8601("2025-09-15T13:06:00+3:0"));
   CHECK_FALSE(parse_iso8601("2025-09-15 13:06:00Z"));
   CHECK_FALSE(parse_iso8601(""));
+  // Not calendar times.
+  CHECK_FALSE(parse_iso8601("2025-02-30T10:00:00Z"));
+  CHECK_FALSE(parse_iso8601("2025-09-15T24:00:00Z"));
+  CHECK_FALSE(parse_iso8601("2025-09-15T10:60:00Z"));
+  CHECK_FALSE(parse_iso8601("2025-09-15T10:00:00+19:00"));
+  // parse_iso8601 wants an offset.
+  CHECK_FALSE(parse_iso8601("2025-09-15T10:06"));
+}
+
+TEST_CASE("ISO 8601 as agents write it: seconds and offset optional (D22)",
+          "[time]") {
+  auto with = [](std::string_view text) { return parse_iso_time(text); };
+  REQUIRE(with("2026-10-14T08:00-04:00"));
+  CHECK(with("2026-10-14T08:00-04:00")->seconds
+        == *parse_iso8601("2026-10-14T12:00:00Z"));
+  CHECK(with("2026-10-14T08:00-04:00")->has_offset);
+  CHECK(with("2026-10-14T08:00-0400")->seconds
+        == *parse_iso8601("2026-10-14T12:00:00Z"));
+  CHECK(with("2026-10-14T12:00Z")->seconds
+        == *parse_iso8601("2026-10-14T12:00:00Z"));
+  auto local = with("2026-10-14T08:00");
+  REQUIRE(local);
+  CHECK_FALSE(local->has_offset);
+  // Wall-clock fields counted as if UTC, then read in a zone.
+  CHECK(local->seconds == *parse_iso8601("2026-10-14T08:00:00Z"));
+  CHECK(resolve_time(*local, "America/New_York")
+        == *parse_iso8601("2026-10-14T08:00:00-04:00"));
+  CHECK(resolve_time(*local, "Europe/Helsinki")
+        == *parse_iso8601("2026-10-14T08:00:00+03:00"));
+  CHECK(resolve_time(*with("2026-10-14T08:00:30"), "")
+        == *parse_iso8601("2026-10-14T08:00:30Z"));
+  // An offset wins over the zone.
+  CHECK(resolve_time(*with("2026-10-14T08:00+02:00"), "America/New_York")
+        == *parse_iso8601("2026-10-14T06:00:00Z"));
+  CHECK_FALSE(with("2026-10-14T8:00"));
+  CHECK_FALSE(with("2026-10-14T08"));
+  CHECK_FALSE(with("2026-10-14"));
+  CHECK_FALSE(with("2026-10-14T08:00:"));
+  CHECK_FALSE(with("2026-10-14T08:00+"));
+}
+
+TEST_CASE("A local time in a DST change reads as the clock before it",
+          "[time]") {
+  // New York, 2026-03-08: 02:00 EST jumps to 03:00 EDT; 2026-11-01: 01:00
+  // EDT happens twice.
+  CHECK(local_to_epoch(*parse_iso8601("2026-03-08T02:30:00Z"),
+                       "America/New_York")
+        == *parse_iso8601("2026-03-08T02:30:00-05:00"));
+  CHECK(local_to_epoch(*parse_iso8601("2026-11-01T01:30:00Z"),
+                       "America/New_York")
+        == *parse_iso8601("2026-11-01T01:30:00-04:00"));
+  CHECK(local_to_epoch(*parse_iso8601("2026-11-01T01:30:00Z"), "Nowhere/X")
+        == *parse_iso8601("2026-11-01T01:30:00Z"));
 }
