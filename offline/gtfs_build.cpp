@@ -323,7 +323,7 @@ builder::transfer_map builder::transfer_overrides() {
         else if (x.type == 2 || x.seconds > 0)
           overrides[{a, b}] = x.seconds;
         else
-          overrides.erase({a, b}); // type 0/1: the generated footpath
+          overrides[{a, b}] = walk_time; // type 0/1: as long as the walk
       }
   return overrides;
 }
@@ -342,7 +342,7 @@ void builder::apply_transfers(const transfer_map& overrides) {
     if (!tt.routable(a) || !tt.routable(b))
       continue;
     if (a == b) {
-      if (seconds)
+      if (seconds && *seconds != walk_time)
         tt.change_seconds[a] = *seconds;
       continue;
     }
@@ -356,10 +356,12 @@ void builder::apply_transfers(const transfer_map& overrides) {
     }
     auto meters = static_cast<int32_t>(
       std::lround(distance_m(tt.stops[a].position, tt.stops[b].position)));
-    if (it != list.end())
-      it->seconds = *seconds;
-    else
-      list.push_back({b, *seconds, meters});
+    auto time = *seconds == walk_time ? walk_seconds(meters) : *seconds;
+    if (it == list.end())
+      it = list.insert(list.end(), footpath{b, time, meters});
+    if (*seconds != walk_time)
+      it->seconds = time;
+    it->listed = true;
   }
   tt.out.clear();
   tt.out_begin.assign(1, 0);
@@ -367,7 +369,7 @@ void builder::apply_transfers(const transfer_map& overrides) {
   for (uint32_t s = 0; s < tt.stops.size(); ++s) {
     for (auto& f : outs[s]) {
       tt.out.push_back(f);
-      ins[f.stop].push_back({s, f.seconds, f.meters});
+      ins[f.stop].push_back({s, f.seconds, f.meters, f.listed});
     }
     tt.out_begin.push_back(static_cast<uint32_t>(tt.out.size()));
   }

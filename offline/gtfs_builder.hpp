@@ -231,10 +231,11 @@ struct builder {
     std::unordered_map<std::string, std::size_t> index;
     std::vector<shape> list;
   };
-  /// A transfer between two stops: its seconds, or nullopt where it is
-  /// not possible.
+  /// A transfer between two stops: its seconds (`walk_time`: as long as
+  /// the walk takes), or nullopt where it is not possible.
   using transfer_map
     = std::map<std::pair<uint32_t, uint32_t>, std::optional<int32_t>>;
+  static constexpr int32_t walk_time = -1;
   /// Service days: the calendars' range cut at max_days, which services
   /// run on each, and each zone's day origins.
   std::optional<failure> build_days();

@@ -98,6 +98,9 @@ struct footpath {
   int32_t seconds = 0;
   /// Meters walked (great-circle).
   int32_t meters = 0;
+  /// The agency's own connection (transfers.txt): a rider's walk limit
+  /// does not bound it.
+  bool listed = false;
 };
 
 /// Where a pattern calls at a stop.

@@ -32,14 +32,17 @@ int32_t meters_along(const timetable& tt, const pattern_stop* stops,
   return static_cast<int32_t>(std::lround(total));
 }
 
-/// Access and egress at the point itself: no walk to show.
+/// Access and egress at the point itself: no walk to show. A change
+/// between two stops stays, however short: legs are continuous.
 void drop_empty_walks(std::vector<journey_leg>& legs) {
   if (legs.size() < 2)
     return;
   legs.erase(std::remove_if(legs.begin(), legs.end(),
                             [](const journey_leg& l) {
                               return !l.transit && l.meters == 0
-                                     && l.start == l.end;
+                                     && l.start == l.end
+                                     && (l.from_stop == none
+                                         || l.to_stop == none);
                             }),
              legs.end());
 }
@@ -189,7 +192,18 @@ void raptor::seed_walks() {
   const auto& rq = *rq_;
   const auto& seed_point = Backward ? rq.to : rq.from;
   const auto& target_point = Backward ? rq.from : rq.to;
-  for (auto [s, d] : tt_.stops_near(seed_point, max_walk_)) {
+  // Where the journey may start and end: the stops within walking distance
+  // of the points, or the stops given (at no walk).
+  auto ends = [&](const coordinate& point, const std::vector<uint32_t>& at) {
+    if (at.empty())
+      return tt_.stops_near(point, max_walk_);
+    std::vector<std::pair<uint32_t, double>> given;
+    for (auto s : at)
+      if (s < tt_.stops.size())
+        given.emplace_back(s, 0.0);
+    return given;
+  };
+  for (auto [s, d] : ends(seed_point, Backward ? rq.to_stops : rq.from_stops)) {
     if (!stop_ok(s))
       continue;
     auto w = walk_seconds(d);
@@ -200,7 +214,7 @@ void raptor::seed_walks() {
     marked_[s] = 1;
     marked_list_.push_back(s);
   }
-  for (auto [s, d] : tt_.stops_near(target_point, max_walk_))
+  for (auto [s, d] : ends(target_point, Backward ? rq.from_stops : rq.to_stops))
     if (stop_ok(s))
       target_walk_[s] = walk_seconds(d);
   direct_meters_ = distance_m(rq.from, rq.to);
@@ -415,8 +429,8 @@ void raptor::walk_on(std::size_t base) {
     relax(s, onward<Backward>(r, change), {s, change, 0});
     for (auto f = begin[s]; f < begin[s + 1]; ++f) {
       const auto& path = list[f];
-      if (path.meters > max_walk_)
-        continue;
+      if (path.meters > max_walk_ && !path.listed)
+        continue; // the rider's limit bounds walks, not the agency's own
       relax(path.stop, onward<Backward>(r, path.seconds),
             {s, path.seconds, path.meters});
     }
@@ -453,7 +467,7 @@ std::vector<journey_leg> raptor::legs_forward(const found& f) const {
   egress.from_stop = cur;
   egress.start = ride_[at(f.rides, cur)];
   egress.end = egress.start + target_walk_[cur];
-  egress.meters = meters_to(tt_, cur, rq_->to);
+  egress.meters = rq_->to_stops.empty() ? meters_to(tt_, cur, rq_->to) : 0;
   legs.push_back(egress);
   for (auto r = f.rides; r >= 1; --r) {
     const auto& rp = ride_parent_[at(r, cur)];
@@ -496,7 +510,8 @@ std::vector<journey_leg> raptor::legs_backward(const found& f) const {
   access.to_stop = cur;
   access.end = ride_[at(f.rides, cur)];
   access.start = access.end - target_walk_[cur];
-  access.meters = meters_to(tt_, cur, rq_->from);
+  access.meters
+    = rq_->from_stops.empty() ? meters_to(tt_, cur, rq_->from) : 0;
   legs.push_back(access);
   for (auto r = f.rides; r >= 1; --r) {
     const auto& rp = ride_parent_[at(r, cur)];
@@ -551,6 +566,35 @@ bool same_journey(const journey& a, const journey& b) {
 
 } // namespace
 
+int64_t fewer_rides_slack(const journey& fastest) {
+  auto duration = fastest.arrival - fastest.departure;
+  return std::max<int64_t>(fewer_rides_slack_min, duration / 2);
+}
+
+void drop_unworthy(std::vector<journey>& all, bool arrive_by) {
+  if (all.empty())
+    return;
+  // The fastest: the earliest arrival (arrive-by: the latest departure),
+  // then the fewest rides.
+  auto fastest = *std::min_element(
+    all.begin(), all.end(), [arrive_by](const journey& a, const journey& b) {
+      auto ka = arrive_by ? -a.departure : a.arrival;
+      auto kb = arrive_by ? -b.departure : b.arrival;
+      return ka != kb ? ka < kb : a.rides < b.rides;
+    });
+  auto slack = fewer_rides_slack(fastest);
+  all.erase(std::remove_if(all.begin(), all.end(),
+                           [&](const journey& j) {
+                             if (j.rides >= fastest.rides)
+                               return false;
+                             auto extra = arrive_by
+                                            ? fastest.departure - j.departure
+                                            : j.arrival - fastest.arrival;
+                             return extra > slack;
+                           }),
+            all.end());
+}
+
 std::vector<journey> plan_journeys(raptor& router,
                                    const journey_request& request,
                                    std::size_t count) {
@@ -564,10 +608,12 @@ std::vector<journey> plan_journeys(raptor& router,
     for (auto& j : found) {
       if (j.rides == 0 && search > 0)
         continue; // the walk is the same at any time
-      if (search > 0
-          && (request.arrive_by
-                ? j.arrival < request.time - later_search_window
-                : j.departure > request.time + later_search_window))
+      // No itinerary leaves more than the window after the asked time
+      // (arrive-by: arrives more than it before), whichever search found
+      // it: a ride at 01:00 the next night is no answer to 07:16.
+      if (request.arrive_by
+            ? j.arrival < request.time - later_search_window
+            : j.departure > request.time + later_search_window)
         continue;
       if (j.rides > 0) {
         auto t = rq.arrive_by ? j.arrival - 60 : j.departure + 60;
@@ -579,6 +625,7 @@ std::vector<journey> plan_journeys(raptor& router,
           }))
         all.push_back(std::move(j));
     }
+    drop_unworthy(all, request.arrive_by);
     if (!next)
       break;
     rq.time = *next;

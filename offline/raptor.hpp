@@ -26,6 +26,11 @@ struct journey_request {
   /// Epoch seconds: leave at (or arrive by, with `arrive_by`).
   int64_t time = 0;
   bool arrive_by = false;
+  /// Trip ends at stops (D21): when given, the journey starts (ends) at
+  /// one of these stops, without a walk from (to) the point; `from` (`to`)
+  /// is then where they are, for the walk alone.
+  std::vector<uint32_t> from_stops;
+  std::vector<uint32_t> to_stops;
   int32_t max_transfers = 4;
   int32_t max_walk_meters = 1500;
   /// Skip trips marked inaccessible and stops marked not boardable.
@@ -194,14 +199,29 @@ private:
   std::vector<found> front_;
 };
 
-/// How far from the asked time the later searches of `plan_journeys` look.
+/// How far from the asked time `plan_journeys` looks: no journey leaves
+/// later than this after it (arrive-by: arrives earlier before it).
 inline constexpr int64_t later_search_window = 2 * 3600;
 
+/// A journey with fewer rides than the fastest is worth offering when it
+/// arrives (arrive-by: leaves) at most this much later (earlier) than the
+/// fastest, or half the fastest's duration when that is more.
+inline constexpr int64_t fewer_rides_slack_min = 20 * 60;
+
+/// The slack a journey with fewer rides than `fastest` may take.
+int64_t fewer_rides_slack(const journey& fastest);
+
+/// Removes the journeys with fewer rides than the fastest of `all` whose
+/// extra time exceeds `fewer_rides_slack`.
+void drop_unworthy(std::vector<journey>& all, bool arrive_by);
+
 /// Up to `count` journeys: the Pareto set of `request`, then of later
-/// departures (earlier arrivals, arrive-by) leaving within
+/// departures (earlier arrivals, arrive-by), all leaving within
 /// `later_search_window` of the asked time, until `count` are found or
-/// four searches ran. Sorted by arrival; duplicates removed; with more
-/// than `count`, the earliest arrivals (arrive-by: the latest departures).
+/// four searches ran. Fewer-ride journeys not worth their extra time are
+/// dropped (`drop_unworthy`). Sorted by arrival; duplicates removed; with
+/// more than `count`, the earliest arrivals (arrive-by: the latest
+/// departures).
 std::vector<journey> plan_journeys(raptor& router,
                                    const journey_request& request,
                                    std::size_t count);

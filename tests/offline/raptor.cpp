@@ -27,6 +27,17 @@ std::shared_ptr<const timetable> load(const std::string& path) {
   return *tt;
 }
 
+/// Whether transfers.txt lists the walk from `a` to `b` (the agency's own
+/// connection, which the rider's walk limit does not bound).
+bool listed_transfer(const timetable& tt, uint32_t a, uint32_t b) {
+  if (a == none || b == none)
+    return false;
+  for (auto f = tt.out_begin[a]; f < tt.out_begin[a + 1]; ++f)
+    if (tt.out[f].stop == b)
+      return tt.out[f].listed;
+  return false;
+}
+
 int64_t local_epoch(const std::string& zone, int y, unsigned m, unsigned d,
                     int seconds) {
   auto local = date::local_days{date::year{y} / m / d}
@@ -91,10 +102,14 @@ void compare_with_reference(
       int32_t vehicles = 0;
       for (std::size_t i = 0; i < j.legs.size(); ++i) {
         CHECK(j.legs[i].start <= j.legs[i].end);
-        if (i > 0)
+        if (i > 0) {
           CHECK(j.legs[i - 1].end <= j.legs[i].start);
+          // Continuous: each leg starts where the one before ended.
+          CHECK(j.legs[i - 1].to_stop == j.legs[i].from_stop);
+        }
         vehicles += j.legs[i].transit ? 1 : 0;
-        if (!j.legs[i].transit)
+        if (!j.legs[i].transit
+            && !listed_transfer(tt, j.legs[i].from_stop, j.legs[i].to_stop))
           CHECK(j.legs[i].meters <= rq.max_walk_meters);
       }
       CHECK(vehicles == j.rides);
@@ -452,4 +467,104 @@ TEST_CASE("RAPTOR: a set stop flag ends the search early", "[raptor]") {
   // The router stays usable for the next search.
   rq.stop = nullptr;
   CHECK(router.route(rq).size() == 1);
+}
+
+TEST_CASE("plan_journeys on the subway: itineraries a rider would take",
+          "[raptor][rules]") {
+  auto tt = load("mta-subway-2026-09/mta-subway-gtfs.zip");
+  raptor router{*tt};
+  std::vector<uint32_t> routable;
+  for (uint32_t s = 0; s < tt->stops.size(); ++s)
+    if (tt->routable(s))
+      routable.push_back(s);
+  std::mt19937 rng{31};
+  std::uniform_int_distribution<std::size_t> pick(0, routable.size() - 1);
+  // Any second of the day, the small hours included (where the next ride
+  // with fewer changes may be hours away).
+  std::uniform_int_distribution<int> second(0, 86399);
+  int checked = 0;
+  int dropped_or_none = 0;
+  for (int q = 0; q < 300; ++q) {
+    journey_request rq;
+    rq.from = tt->stops[routable[pick(rng)]].position;
+    rq.to = tt->stops[routable[pick(rng)]].position;
+    rq.time = local_epoch("America/New_York", 2026, 10, 14, second(rng));
+    rq.arrive_by = q % 3 == 2;
+    rq.max_walk_meters = q % 2 == 0 ? 400 : 10;
+    auto found = plan_journeys(router, rq, 3);
+    INFO("query " << q << " at " << rq.time
+                  << (rq.arrive_by ? " arrive-by" : " depart"));
+    if (found.empty()) {
+      ++dropped_or_none;
+      continue;
+    }
+    ++checked;
+    // The fastest, then no journey outside the window and no fewer-ride
+    // journey beyond the slack.
+    const journey* fastest = &found.front();
+    for (const auto& j : found)
+      if (rq.arrive_by ? j.departure > fastest->departure
+                       : j.arrival < fastest->arrival)
+        fastest = &j;
+    auto slack = std::max<int64_t>(20 * 60, (fastest->arrival
+                                             - fastest->departure) / 2);
+    for (const auto& j : found) {
+      if (rq.arrive_by)
+        CHECK(j.arrival >= rq.time - later_search_window);
+      else
+        CHECK(j.departure <= rq.time + later_search_window);
+      if (j.rides < fastest->rides)
+        CHECK((rq.arrive_by ? fastest->departure - j.departure
+                            : j.arrival - fastest->arrival)
+              <= slack);
+      for (std::size_t i = 1; i < j.legs.size(); ++i)
+        CHECK(j.legs[i - 1].to_stop == j.legs[i].from_stop);
+    }
+  }
+  CHECK(checked > 200);
+}
+
+TEST_CASE("transfers.txt's connections are the agency's: a rider's walk "
+          "limit does not bound them",
+          "[raptor][rules]") {
+  auto tt = load("mta-subway-2026-09/mta-subway-gtfs.zip");
+  // Times Sq: the 1/2/3 platforms (127) and the 7's (725) are 27 m apart
+  // and joined in transfers.txt.
+  auto a = tt->find_stop("127S");
+  auto b = tt->find_stop("725N");
+  REQUIRE(a);
+  REQUIRE(b);
+  CHECK(listed_transfer(*tt, *a, *b));
+  raptor router{*tt};
+  journey_request rq;
+  // From 96 St (1/2/3) to Flushing-Main St (7 only), walking at most 10 m.
+  auto from = tt->find_stop("120");
+  auto to = tt->find_stop("701");
+  REQUIRE(from);
+  REQUIRE(to);
+  rq.from_stops = tt->stop_and_children(*from);
+  rq.to_stops = tt->stop_and_children(*to);
+  rq.from = tt->stops[*from].position;
+  rq.to = tt->stops[*to].position;
+  rq.time = local_epoch("America/New_York", 2026, 10, 14, 9 * 3600);
+  rq.max_walk_meters = 10;
+  auto found = router.route(rq);
+  REQUIRE_FALSE(found.empty());
+  const auto& j = found.front();
+  // Stop ends (D21): the journey starts and ends on a platform, no walk.
+  REQUIRE(j.legs.front().transit);
+  CHECK(tt->stops[j.legs.front().from_stop].parent == *from);
+  REQUIRE(j.legs.back().transit);
+  CHECK(tt->stops[j.legs.back().to_stop].parent == *to);
+  // The change is a leg of its own, from where one ride ends to where the
+  // next starts.
+  bool change = false;
+  for (std::size_t i = 1; i + 1 < j.legs.size(); ++i)
+    if (!j.legs[i].transit) {
+      change = true;
+      CHECK(j.legs[i].from_stop == j.legs[i - 1].to_stop);
+      CHECK(j.legs[i].to_stop == j.legs[i + 1].from_stop);
+      CHECK(listed_transfer(*tt, j.legs[i].from_stop, j.legs[i].to_stop));
+    }
+  CHECK(change);
 }

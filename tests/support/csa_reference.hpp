@@ -4,7 +4,8 @@
 // offline/raptor.cpp, with labels per number of vehicles. It shares only
 // the timetable data and the definitions of walking (access and egress to
 // stops within the walk bound at walk_speed_mps, the timetable's footpaths
-// no longer than the bound, the change time where one alights).
+// no longer than the bound or listed in transfers.txt, the change time
+// where one alights).
 
 #include <algorithm>
 #include <cmath>
@@ -151,7 +152,7 @@ public:
             for (auto f = tt_.out_begin[c->to]; f < tt_.out_begin[c->to + 1];
                  ++f) {
               const auto& path = tt_.out[f];
-              if (path.meters <= max_walk
+              if ((path.meters <= max_walk || path.listed)
                   && arrival + path.seconds < ready[k][path.stop]) {
                 improve_ready(k, path.stop, arrival + path.seconds);
                 changed = true;
