@@ -1,5 +1,7 @@
 #include "transitd/actors/provider_switch.hpp"
 
+#include "transitd/actors/tool_support.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <memory>
@@ -27,20 +29,35 @@ entry_for_stop(const std::vector<provider_entry>& entries,
   return fallback;
 }
 
+bool entry_holds(const provider_entry& entry,
+                 std::initializer_list<coordinate> points) {
+  auto area = entry.area ? entry.area() : std::nullopt;
+  if (!area)
+    return false;
+  bool all = true;
+  for (const auto& p : points)
+    all = all && area->contains(p);
+  return all;
+}
+
 std::optional<std::size_t>
 entry_for_points(const std::vector<provider_entry>& entries,
                  std::initializer_list<coordinate> points) {
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    auto area = entries[i].area ? entries[i].area() : std::nullopt;
-    if (!area)
-      continue;
-    bool all = true;
-    for (const auto& p : points)
-      all = all && area->contains(p);
-    if (all)
+  for (std::size_t i = 0; i < entries.size(); ++i)
+    if (entry_holds(entries[i], points))
       return i;
-  }
   return std::nullopt;
+}
+
+failure unknown_stop(const std::vector<provider_entry>& entries,
+                     const std::string& stop_id) {
+  std::string known;
+  for (const auto& e : entries)
+    known += (known.empty() ? "" : ", ") + e.stop_prefix + "...";
+  return make_failure(ec::validation_error,
+                      "stop \"" + stop_id + "\" belongs to no provider here",
+                      "stop ids here look like " + known
+                        + "; find them with find_stops");
 }
 
 namespace {
@@ -160,15 +177,8 @@ provider_switch_actor::behavior_type provider_switch(
       const auto& entries = self->state.entries;
       auto i = entry_for_stop(entries, q.stop_id);
       if (!i) {
-        std::string known;
-        for (const auto& e : entries)
-          known += (known.empty() ? "" : ", ") + e.stop_prefix + "...";
         self->make_response_promise<stop_departures>().deliver(
-          to_error(make_failure(ec::validation_error,
-                                "stop \"" + q.stop_id
-                                  + "\" belongs to no provider here",
-                                "stop ids here look like " + known
-                                  + "; find them with find_stops")));
+          to_error(unknown_stop(entries, q.stop_id)));
         return {};
       }
       return self->delegate(entries[*i].timetable, std::move(q));
@@ -183,9 +193,40 @@ provider_switch_actor::behavior_type provider_switch(
       }
       return self->delegate(entries[*i].timetable, std::move(q));
     },
+    [self](stop_lookup& q) -> caf::result<stop_place> {
+      const auto& entries = self->state.entries;
+      auto i = entry_for_stop(entries, q.stop_id);
+      if (!i)
+        return to_error(unknown_stop(entries, q.stop_id));
+      if (!entries[*i].stop_prefix.empty())
+        return self->delegate(entries[*i].journey_planner, std::move(q));
+      // The provider of unprefixed ids does not know the others' forms:
+      // its "unknown stop" names them all.
+      auto rp = self->make_response_promise<stop_place>();
+      auto id = q.stop_id;
+      std::chrono::milliseconds left{remaining_ms(q.context, 10000)};
+      self->request(entries[*i].journey_planner, left, std::move(q))
+        .then([rp](stop_place& place) mutable { rp.deliver(std::move(place)); },
+              [self, rp, id](caf::error& err) mutable {
+                auto f = to_failure(err);
+                if (f.code == ec::validation_error)
+                  f.hint = unknown_stop(self->state.entries, id).hint;
+                rp.deliver(to_error(f));
+              });
+      return rp;
+    },
     [self](trip_plan_query& q) -> caf::delegated<trip_plans> {
       const auto& entries = self->state.entries;
-      auto i = entry_for_points(entries, {q.from, q.to});
+      // A trip from or to a stop: that stop's provider, when its area
+      // holds both ends (D21).
+      std::optional<std::size_t> i;
+      for (const auto* id : {&q.from_stop, &q.to_stop})
+        if (!i && !id->empty())
+          if (auto e = entry_for_stop(entries, *id);
+              e && entry_holds(entries[*e], {q.from, q.to}))
+            i = e;
+      if (!i)
+        i = entry_for_points(entries, {q.from, q.to});
       if (!i) {
         auto from = entry_for_points(entries, {q.from});
         auto to = entry_for_points(entries, {q.to});

@@ -61,6 +61,14 @@ std::optional<std::size_t>
 entry_for_stop(const std::vector<provider_entry>& entries,
                const std::string& stop_id);
 
+/// Whether the entry's area (now) holds every point.
+bool entry_holds(const provider_entry& entry,
+                 std::initializer_list<coordinate> points);
+
+/// "stop X belongs to no provider here", naming the id forms served.
+failure unknown_stop(const std::vector<provider_entry>& entries,
+                     const std::string& stop_id);
+
 /// The first entry (in order) whose area holds every point.
 std::optional<std::size_t>
 entry_for_points(const std::vector<provider_entry>& entries,

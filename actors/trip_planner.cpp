@@ -205,6 +205,34 @@ void plan(planner_pointer self, const call_ptr& call) {
       });
 }
 
+/// One place resolved (or failed): plan once every place is.
+void place_done(planner_pointer self, const call_ptr& call,
+                std::optional<failure> problem) {
+  if (problem && !call->label_failure)
+    call->label_failure = std::move(problem);
+  if (--call->labels_pending == 0)
+    plan(self, call);
+}
+
+/// A stop as trip end (D21): where its provider places it. `label` names
+/// the saved stop it came from, if any.
+void look_up_stop(planner_pointer self, const call_ptr& call,
+                  const std::string& stop_id, location_ref& target,
+                  std::optional<std::string> label) {
+  stop_lookup q{call->request.context, stop_id,
+                call->request.constraints.language};
+  self->request(self->state.journey_planner, time_left(self, call), q)
+    .then(
+      [self, call, &target, label](stop_place& place) {
+        target = from_stop_place(place, label ? "variable" : "input");
+        target.label = label;
+        place_done(self, call, std::nullopt);
+      },
+      [self, call](caf::error& err) {
+        place_done(self, call, to_failure(err));
+      });
+}
+
 void resolve(planner_pointer self, const call_ptr& call,
              const location_input& input, location_ref& target,
              const std::string& field) {
@@ -213,24 +241,28 @@ void resolve(planner_pointer self, const call_ptr& call,
     return;
   }
   ++call->labels_pending;
+  if (input.type == location_input::kind::stop) {
+    look_up_stop(self, call, input.stop_id, target, std::nullopt);
+    return;
+  }
   self
     ->request(self->state.variable_store, time_left(self, call),
               resolve_label{call->request.context, input.label})
     .then(
       [self, call, &target, field](user_variable& variable) {
+        if (variable.type == variable_type::stop) {
+          // A saved stop works as a label too (D21).
+          look_up_stop(self, call, variable.stop_id, target, variable.key);
+          return;
+        }
         auto ref = from_variable(variable, field);
         if (ref)
           target = std::move(*ref);
-        else if (!call->label_failure)
-          call->label_failure = ref.error();
-        if (--call->labels_pending == 0)
-          plan(self, call);
+        place_done(self, call,
+                   ref ? std::nullopt : std::optional<failure>{ref.error()});
       },
       [self, call](caf::error& err) {
-        if (!call->label_failure)
-          call->label_failure = to_failure(err);
-        if (--call->labels_pending == 0)
-          plan(self, call);
+        place_done(self, call, to_failure(err));
       });
 }
 

@@ -28,6 +28,10 @@ std::optional<failure> validate(const plan_trip_request& request) {
       if (auto bad = validate_coordinate(place->position,
                                          std::string{field} + ".position"))
         return bad;
+    } else if (place->type == location_input::kind::stop) {
+      if (auto bad = check_length(std::string{field} + ".stop_id",
+                                  place->stop_id, stop_id_length))
+        return bad;
     } else if (place->label.empty()) {
       return invalid(std::string{field} + ".label must name a saved label");
     }
@@ -84,13 +88,22 @@ location_ref from_input(const coordinate& position) {
   return ref;
 }
 
+location_ref from_stop_place(const stop_place& place,
+                             std::string raw_source) {
+  location_ref ref;
+  ref.position = place.position;
+  ref.name = place.name;
+  ref.stop_id = place.stop_id;
+  ref.raw_source = std::move(raw_source);
+  return ref;
+}
+
 outcome<location_ref> from_variable(const user_variable& variable,
                                     const std::string& field) {
   if (variable.type != variable_type::location)
-    return make_failure(ec::validation_error,
+    return make_failure(ec::internal_error,
                         field + " label \"" + variable.key
-                          + "\" is a stop, not a location",
-                        "save the place with type \"location\" (lat, lon)");
+                          + "\" is a stop: look it up first (D21)");
   location_ref ref;
   ref.position = {variable.lat, variable.lon};
   ref.label = variable.key;
@@ -134,6 +147,8 @@ trip_plan_query make_query(const plan_trip_request& request,
   q.context = request.context;
   q.from = origin.position;
   q.to = destination.position;
+  q.from_stop = origin.stop_id.value_or("");
+  q.to_stop = destination.stop_id.value_or("");
   q.time = time;
   q.local_time = is_local_time(request);
   q.arrive_by = request.when_type == "arrive";

@@ -34,6 +34,10 @@ bool is_local_time(const plan_trip_request& request);
 /// LocationRef for coordinates given directly (rawSource "input").
 location_ref from_input(const coordinate& position);
 
+/// LocationRef of a stop as its provider placed it (D21); rawSource
+/// "input" (a stop id) or "variable" (a saved stop).
+location_ref from_stop_place(const stop_place& place, std::string raw_source);
+
 /// LocationRef for a saved variable: label preserved, name/address copied;
 /// a failure naming the label when it is not a location (D16).
 outcome<location_ref> from_variable(const user_variable& variable,

@@ -108,6 +108,9 @@ using departures_board_actor = caf::typed_actor<
 using journey_planner_actor = caf::typed_actor<
   // One upstream plan; an empty list when there is no itinerary.
   caf::replies_to<trip_plan_query>::with<trip_plans>,
+  // Where a stop is, for a trip that starts or ends there (D21);
+  // validation-error for an id the provider does not know.
+  caf::replies_to<stop_lookup>::with<stop_place>,
   // Stop the upstream work of a query's correlation id (no reply): the
   // query then fails with `cancelled`.
   caf::reacts_to<cancel_call>>;
@@ -140,6 +143,7 @@ using feed_actor = caf::typed_actor<
   caf::replies_to<stop_departures_query>::with<stop_departures>,
   caf::replies_to<nearby_stops_query>::with<nearby_stops>,
   caf::replies_to<trip_plan_query>::with<trip_plans>,
+  caf::replies_to<stop_lookup>::with<stop_place>,
   caf::reacts_to<cancel_call>,
   caf::replies_to<geocode_query>::with<geocode_candidates>,
   // Its realtime (--gtfs-rt): vehicles and alerts (REALTIME_INFO).
@@ -161,6 +165,7 @@ using provider_switch_actor = caf::typed_actor<
   caf::replies_to<stop_departures_query>::with<stop_departures>,
   caf::replies_to<nearby_stops_query>::with<nearby_stops>,
   caf::replies_to<trip_plan_query>::with<trip_plans>,
+  caf::replies_to<stop_lookup>::with<stop_place>,
   caf::reacts_to<cancel_call>,
   caf::replies_to<geocode_query>::with<geocode_candidates>,
   // A route or stop id to the provider its prefix names, a feed name to

@@ -14,16 +14,47 @@ namespace transitd {
 
 /// Origin or destination as the caller gives it.
 struct location_input {
-  enum class kind : uint8_t { coords, label };
+  enum class kind : uint8_t { coords, label, stop };
   kind type = kind::coords;
   coordinate position;
   /// The saved variable's key (kind::label).
   std::string label;
+  /// A provider's stop id (kind::stop, D21): "nyc:127", "HSL:1040129".
+  std::string stop_id;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, location_input& x) {
-  return f(x.type, x.position, x.label);
+  return f(x.type, x.position, x.label, x.stop_id);
+}
+
+/// A stop id as a trip end (location_input::stop_id).
+inline constexpr length_range stop_id_length{1, 200};
+
+/// Where a stop is (D21): asked of the provider its id names.
+struct stop_lookup {
+  call_context context;
+  std::string stop_id;
+  std::string language{default_language};
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, stop_lookup& x) {
+  return f(x.context, x.stop_id, x.language);
+}
+
+struct stop_place {
+  /// As asked ("nyc:127").
+  std::string stop_id;
+  std::string name;
+  coordinate position;
+  /// IANA zone; empty when unknown.
+  std::string timezone;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, stop_place& x) {
+  return f(x.stop_id, x.name, x.position, x.timezone);
 }
 
 /// Itineraries returned at most, after dedupe.
@@ -78,11 +109,13 @@ struct location_ref {
   std::optional<std::string> address;
   /// "input" | "variable".
   std::string raw_source = "input";
+  /// The stop the trip starts or ends at (D21).
+  std::optional<std::string> stop_id;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, location_ref& x) {
-  return f(x.position, x.label, x.name, x.address, x.raw_source);
+  return f(x.position, x.label, x.name, x.address, x.raw_source, x.stop_id);
 }
 
 struct place_ref {
@@ -200,6 +233,10 @@ struct trip_plan_query {
   /// `time` is a wall-clock time without an offset (D22), counted as if
   /// UTC: the provider reads it in the zone of the origin.
   bool local_time = false;
+  /// Trip ends at stops (D21): the provider's stop ids; the router boards
+  /// (alights) there, a station meaning its platforms. Empty: the points.
+  std::string from_stop;
+  std::string to_stop;
 };
 
 template <class Inspector>
@@ -207,7 +244,7 @@ typename Inspector::result_type inspect(Inspector& f, trip_plan_query& x) {
   return f(x.context, x.from, x.to, x.time, x.arrive_by, x.first,
            x.walk_reluctance, x.transfer_cost, x.max_transfers,
            x.max_walking_distance, x.wait_reluctance, x.wheelchair, x.language,
-           x.local_time);
+           x.local_time, x.from_stop, x.to_stop);
 }
 
 struct trip_plans {

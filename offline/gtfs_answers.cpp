@@ -56,6 +56,33 @@ outcome<uint32_t> resolve_stop(const timetable& tt, std::string_view id) {
                         + prefix + tt.stops.front().id);
 }
 
+outcome<stop_place> place_of_stop(const timetable& tt,
+                                  const stop_lookup& query) {
+  auto s = resolve_stop(tt, query.stop_id);
+  if (!s)
+    return s.error();
+  const auto& st = tt.stops[*s];
+  stop_place out;
+  out.stop_id = query.stop_id;
+  out.name = st.name;
+  out.position = st.position;
+  if (st.zone < tt.zones.size())
+    out.timezone = tt.zones[st.zone];
+  return out;
+}
+
+std::vector<uint32_t> trip_end_stops(const timetable& tt,
+                                     std::string_view id) {
+  auto s = resolve_stop(tt, id);
+  if (!s)
+    return {};
+  auto all = tt.stop_and_children(*s);
+  all.erase(std::remove_if(all.begin(), all.end(),
+                           [&](uint32_t x) { return !tt.routable(x); }),
+            all.end());
+  return all;
+}
+
 outcome<stop_departures> departures_at(const timetable& tt,
                                        const stop_departures_query& query,
                                        const realtime_layer* rt) {
@@ -290,6 +317,11 @@ trip_plans plan_trips(raptor& router, const timetable& tt,
   journey_request rq;
   rq.from = query.from;
   rq.to = query.to;
+  // Stops as trip ends (D21); an id of another provider: the point.
+  if (!query.from_stop.empty())
+    rq.from_stops = trip_end_stops(tt, query.from_stop);
+  if (!query.to_stop.empty())
+    rq.to_stops = trip_end_stops(tt, query.to_stop);
   rq.time = query.time;
   rq.arrive_by = query.arrive_by;
   rq.max_transfers = query.max_transfers;

@@ -31,6 +31,16 @@ int64_t local_instant(const timetable& tt, const coordinate& at,
 /// this feed's.
 outcome<uint32_t> resolve_stop(const timetable& tt, std::string_view id);
 
+/// Where a stop or station is (D21): its name, position and zone; a
+/// validation failure for an id not of this feed.
+outcome<stop_place> place_of_stop(const timetable& tt,
+                                  const stop_lookup& query);
+
+/// The routable stops a trip may start or end at for a stop id: the stop,
+/// or a station's platforms; none for an id not of this feed.
+std::vector<uint32_t> trip_end_stops(const timetable& tt,
+                                     std::string_view id);
+
 /// Departures at a stop (or at a station's platforms together) from
 /// `start_time` within the range, by departure time (realtime where
 /// known); the trip's last stop and calls without pickup are not

@@ -755,3 +755,53 @@ outcome<alert_list> parse_alerts(std::string_view body,
 }
 
 } // namespace transitd::digitransit
+
+namespace transitd::digitransit {
+
+namespace {
+
+constexpr std::string_view stop_place_query = R"(query StopPlace(
+  $id: String!, $language: String) {
+  stop(id: $id) { gtfsId name(language: $language) lat lon timezone }
+  station(id: $id) { gtfsId name(language: $language) lat lon }
+})";
+
+} // namespace
+
+std::string make_stop_place_body(const stop_lookup& query) {
+  json::object variables;
+  variables["id"] = query.stop_id;
+  variables["language"] = query.language;
+  return graphql_body("StopPlace", stop_place_query, std::move(variables));
+}
+
+outcome<stop_place> parse_stop_place(std::string_view body,
+                                     std::string_view requested_stop) {
+  auto parsed_body = parse_graphql(body);
+  if (!parsed_body)
+    return parsed_body.error();
+  const auto& root = *parsed_body;
+  const auto* found = find_path(root, {"data", "stop"});
+  if (found == nullptr || found->is_null())
+    found = find_path(root, {"data", "station"});
+  if (found == nullptr || !found->is_object())
+    return make_failure(ec::validation_error,
+                        "unknown stop id \"" + std::string{requested_stop}
+                          + "\": the upstream has no such stop or station",
+                        "find stop ids with find_stops, e.g. "
+                        "\"HSL:1040129\"");
+  stop_place out;
+  out.stop_id = string_at(*found, {"gtfsId"})
+                  .value_or(std::string{requested_stop});
+  out.name = string_at(*found, {"name"}).value_or(out.stop_id);
+  out.position = {number_at(*found, "lat"), number_at(*found, "lon")};
+  out.timezone = string_at(*found, {"timezone"}).value_or(std::string{zone});
+  if (!std::isfinite(out.position.lat) || !std::isfinite(out.position.lon)
+      || (out.position.lat == 0 && out.position.lon == 0))
+    return make_failure(ec::upstream_error,
+                        "the upstream gave stop \"" + out.stop_id
+                          + "\" no position");
+  return out;
+}
+
+} // namespace transitd::digitransit

@@ -24,6 +24,14 @@ inline constexpr std::string_view zone = "Europe/Helsinki";
 /// The GraphQL operation name of the departures query.
 inline constexpr std::string_view departures_operation = "StopDepartures";
 
+/// JSON body of the GraphQL POST asking where a stop or station is (D21).
+std::string make_stop_place_body(const stop_lookup& query);
+
+/// The stop or station of a StopPlace answer; validation-error when the
+/// upstream has neither.
+outcome<stop_place> parse_stop_place(std::string_view body,
+                                     std::string_view requested_stop);
+
 /// JSON body of the GraphQL POST for a departures query (asks for cancelled
 /// departures too: omitCanceled false).
 std::string make_departures_body(const stop_departures_query& query);

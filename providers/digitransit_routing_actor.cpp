@@ -70,6 +70,13 @@ digitransit_routing_actor::behavior_type digitransit_routing(
           return plans;
         });
     },
+    [self](const stop_lookup& query) {
+      return post_graphql<stop_place>(
+        self, query.context, digitransit::make_stop_place_body(query),
+        [id = query.stop_id](std::string_view body, int64_t) {
+          return digitransit::parse_stop_place(body, id);
+        });
+    },
     [self](alerts_query query) {
       if (query.local_time) {
         query.time = local_to_epoch(query.time, digitransit::zone);

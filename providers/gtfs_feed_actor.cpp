@@ -637,6 +637,15 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
       st.flags->open(q.context.correlation_id); // the router closes it
       return self->delegate(router, std::move(q));
     },
+    [self](stop_lookup& q) -> caf::result<stop_place> {
+      auto tt = self->state.slot->current();
+      if (!tt)
+        return not_loaded(*self->state.slot);
+      auto place = gtfs::place_of_stop(*tt, q);
+      if (!place)
+        return to_error(place.error());
+      return std::move(*place);
+    },
     [self](cancel_call& c) {
       // A search in flight stops at its next round (a plan_trip's relaxed
       // search once the primary answer made it moot).

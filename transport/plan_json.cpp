@@ -22,7 +22,14 @@ field location_field(std::string name, std::string what) {
                   .length(variable_key_length)
                   .when_invalid("must name a saved label (1..100 "
                                 "characters)")
-                  .required()}}},
+                  .required()}},
+     {"stop", {field::string("value", "a stop or station id as find_stops "
+                                      "and get_departures give it "
+                                      "(NAME:stop_id of a feed, HSL:... of "
+                                      "Digitransit); a station means its "
+                                      "platforms")
+                 .length(stop_id_length)
+                 .required()}}},
     std::move(what));
 }
 
@@ -66,9 +73,13 @@ const field& plan_trip_input() {
 location_input read_location(const arguments& args, std::string_view name) {
   auto object = *args.object(name);
   location_input out;
-  if (*object.string("type") == "label") {
+  auto type = *object.string("type");
+  if (type == "label") {
     out.type = location_input::kind::label;
     out.label = *object.string("value");
+  } else if (type == "stop") {
+    out.type = location_input::kind::stop;
+    out.stop_id = *object.string("value");
   } else {
     out.type = location_input::kind::coords;
     out.position = *read_coordinate(object, "value");
@@ -83,6 +94,7 @@ json::object location_ref_schema() {
   props["name"] = schema_string();
   props["address"] = schema_string();
   props["rawSource"] = schema_enum({"input", "variable"});
+  props["stopId"] = schema_string("the stop the trip starts or ends at");
   return schema_object(std::move(props), {"coordinate", "rawSource"});
 }
 
@@ -236,6 +248,8 @@ json::object to_json(const plan_trip_reply& reply) {
       out["name"] = *ref.name;
     if (ref.address)
       out["address"] = *ref.address;
+    if (ref.stop_id)
+      out["stopId"] = *ref.stop_id;
     return out;
   };
   const auto& zone = reply.timezone;

@@ -173,4 +173,24 @@ json::object generate_departures(const departures_query& query) {
   return json::object{{"data", std::move(data)}};
 }
 
+json::object generate_stop_place(std::string_view stop_id) {
+  json::object data;
+  data["station"] = nullptr;
+  // Digitransit's HSL ids only: any other is unknown, as upstream.
+  if (stop_id.substr(0, 4) != "HSL:") {
+    data["stop"] = nullptr;
+    return json::object{{"data", std::move(data)}};
+  }
+  auto stop_hash = stable_hash(stop_id);
+  json::object stop;
+  stop["gtfsId"] = std::string{stop_id};
+  stop["name"] = stop_names[stop_hash % stop_names.size()];
+  // Somewhere in central Helsinki, the same place for the same id.
+  stop["lat"] = 60.15 + static_cast<double>(stop_hash % 1000) / 10000.0;
+  stop["lon"] = 24.90 + static_cast<double>(stop_hash / 1000 % 1000) / 10000.0;
+  stop["timezone"] = "Europe/Helsinki";
+  data["stop"] = std::move(stop);
+  return json::object{{"data", std::move(data)}};
+}
+
 } // namespace transitd::mock

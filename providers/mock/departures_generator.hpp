@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include <boost/json.hpp>
 
@@ -23,6 +24,11 @@ struct departures_query {
 /// feed prefix ("HSL:") or whose local part is all zeros answer
 /// data.stop = null, as OTP does for unknown stops.
 boost::json::object generate_departures(const departures_query& query);
+
+/// The GraphQL answer to StopPlace (D21): data.stop{gtfsId,name,lat,lon,
+/// timezone} for an "HSL:" id, placed in central Helsinki by its hash;
+/// data.stop = data.station = null for any other.
+boost::json::object generate_stop_place(std::string_view stop_id);
 
 /// 64-bit FNV-1a: the mock's only source of "randomness".
 uint64_t stable_hash(std::string_view text, uint64_t salt = 0);

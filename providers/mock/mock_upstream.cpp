@@ -304,6 +304,8 @@ json::object mock_upstream::answer_graphql(const json::object& request) {
              ? it->value().to_number<double>()
              : fallback;
   };
+  if (query_text.find("query StopPlace") != std::string::npos)
+    return generate_stop_place(str("id", ""));
   if (query_text.find("stoptimesWithoutPatterns") != std::string::npos) {
     departures_query query;
     query.stop_id = str("id", "");

@@ -98,6 +98,9 @@ journey_planner_actor::behavior_type no_journeys() {
     [](const trip_plan_query&) -> caf::result<trip_plans> {
       return trip_plans{};
     },
+    [](const stop_lookup&) -> caf::result<stop_place> {
+      return make_error(ec::validation_error, "no stops here");
+    },
     [](const cancel_call&) {},
   };
 }

@@ -45,6 +45,17 @@ struct planner_log {
   std::size_t max_overlap = 0;
 };
 
+/// Where the stand-ins place a stop: "HSL:..." ids near the Helsinki
+/// centre (one per id), any other unknown.
+caf::result<stop_place> scripted_stop(const stop_lookup& q) {
+  if (q.stop_id.rfind("HSL:", 0) != 0)
+    return make_error(ec::validation_error,
+                      "stop \"" + q.stop_id + "\" belongs to no provider");
+  auto shift = static_cast<double>(q.stop_id.size() % 7) / 100.0;
+  return stop_place{q.stop_id, "Stop " + q.stop_id.substr(4),
+                    {60.17 + shift, 24.94}, "Europe/Helsinki"};
+}
+
 struct scripted_planner_state {
   static inline const char* name = "scripted_planner";
   std::vector<std::pair<trip_plan_query,
@@ -93,6 +104,9 @@ journey_planner_actor::behavior_type scripted_planner(
       return rp;
     },
     [=](const cancel_call& cancel) { log->cancels.push_back(cancel.correlation_id); },
+    [=](const stop_lookup& q) -> caf::result<stop_place> {
+      return scripted_stop(q);
+    },
   };
 }
 
@@ -128,6 +142,9 @@ journey_planner_actor::behavior_type hanging_relaxed(
       for (auto& rp : self->state.held)
         rp.deliver(make_error(ec::cancelled, "the call was cancelled"));
       self->state.held.clear();
+    },
+    [=](const stop_lookup& q) -> caf::result<stop_place> {
+      return scripted_stop(q);
     },
   };
 }
@@ -263,8 +280,8 @@ TEST_CASE_METHOD(fixture, "labels resolve before planning",
         == std::optional<std::string>{"Kotikatu 1"});
   CHECK(reply->destination.raw_source == "variable");
   CHECK(log->queries.at(0).to.lat == Approx(60.2055));
-  // A stop label where a location is needed, and an unknown one.
-  for (std::string label : {"work", "nowhere"}) {
+  // An unknown label.
+  for (std::string label : {"nowhere"}) {
     auto bad = request();
     bad.origin.type = location_input::kind::label;
     bad.origin.label = label;
@@ -274,6 +291,51 @@ TEST_CASE_METHOD(fixture, "labels resolve before planning",
     CHECK(f.code == ec::validation_error);
     CHECK_THAT(f.message, Catch::Contains(label));
   }
+}
+
+TEST_CASE_METHOD(fixture,
+                 "a stop is a trip end: given by id or by a saved stop (D21)",
+                 "[plan_trip][actor][labels][stops]") {
+  auto r = request();
+  r.origin.type = location_input::kind::stop;
+  r.origin.stop_id = "HSL:1040129";
+  r.destination.type = location_input::kind::label;
+  r.destination.label = "work"; // a saved stop: HSL:2222
+  auto reply = ask(planner(2, "none"), r);
+  REQUIRE(reply);
+  // The LocationRefs name the stops, where their provider places them.
+  CHECK(reply->origin.stop_id == std::optional<std::string>{"HSL:1040129"});
+  CHECK(reply->origin.name == std::optional<std::string>{"Stop 1040129"});
+  CHECK(reply->origin.raw_source == "input");
+  CHECK(reply->origin.position.lat == Approx(60.17 + 0.04));
+  CHECK(reply->destination.stop_id == std::optional<std::string>{"HSL:2222"});
+  CHECK(reply->destination.label == std::optional<std::string>{"work"});
+  CHECK(reply->destination.raw_source == "variable");
+  // Both queries carry the stops for the router to board at.
+  REQUIRE(log->queries.size() == 2);
+  for (const auto& q : log->queries) {
+    CHECK(q.from_stop == "HSL:1040129");
+    CHECK(q.to_stop == "HSL:2222");
+    CHECK(q.from.lat == Approx(60.21));
+  }
+  // An id no provider serves fails as the provider says, naming it.
+  auto bad = request();
+  bad.destination.type = location_input::kind::stop;
+  bad.destination.stop_id = "tfl:940GZZLUOXC";
+  auto failed = ask(planner(2, "none"), bad);
+  REQUIRE_FALSE(failed);
+  CHECK(to_failure(failed.error()).code == ec::validation_error);
+  CHECK_THAT(to_failure(failed.error()).message,
+             Catch::Contains("tfl:940GZZLUOXC"));
+  // An empty id is refused before anything is asked.
+  auto empty = request();
+  empty.origin.type = location_input::kind::stop;
+  log->queries.clear();
+  auto refused = ask(planner(2, "none"), empty);
+  REQUIRE_FALSE(refused);
+  CHECK_THAT(to_failure(refused.error()).message,
+             Catch::Contains("origin.stop_id"));
+  CHECK(log->queries.empty());
 }
 
 TEST_CASE_METHOD(fixture, "region and same-place rules run after labels",

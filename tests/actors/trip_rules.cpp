@@ -380,10 +380,20 @@ TEST_CASE("plan_trip: LocationRef enrichment from variables",
   stop.key = "work";
   stop.type = variable_type::stop;
   stop.stop_id = "HSL:1";
+  // A saved stop is looked up at its provider first (D21): given here,
+  // it is the caller's mistake, named.
   auto wrong = from_variable(stop, "destination");
   REQUIRE_FALSE(wrong);
-  CHECK(wrong.error().code == ec::validation_error);
+  CHECK(wrong.error().code == ec::internal_error);
   CHECK_THAT(wrong.error().message, Catch::Contains("work"));
+  // The stop as its provider placed it.
+  auto placed = from_stop_place(
+    stop_place{"HSL:1", "Rautatientori", {60.171, 24.941}, "Europe/Helsinki"},
+    "variable");
+  CHECK(placed.stop_id == std::optional<std::string>{"HSL:1"});
+  CHECK(placed.name == std::optional<std::string>{"Rautatientori"});
+  CHECK(placed.raw_source == "variable");
+  CHECK(placed.position.lon == Approx(24.941));
 }
 
 TEST_CASE("plan_trip: the request time resolves", "[plan_trip]") {

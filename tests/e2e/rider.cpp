@@ -60,3 +60,59 @@ TEST_CASE("e2e rider: times without seconds or offset are read where the "
              Catch::Contains("2026-10-14T08:00-04:00")
                && Catch::Contains("2026-10-14T08:00 "));
 }
+
+TEST_CASE("e2e rider: a stop or station is a trip end (D21)",
+          "[e2e][rider][stops]") {
+  daemon_harness daemon{subway()};
+  test::mcp_client client{daemon.port()};
+  client.initialize();
+  auto stop = [](const char* id) {
+    return json::object{{"type", "stop"}, {"value", id}};
+  };
+  // From the 96 St station (its platforms) to Flushing-Main St, walking at
+  // most 10 m: the listed Times Sq transfer still joins the 1 and the 7.
+  auto plan = test::structured(client.call_tool(
+    "plan_trip", {{"origin", stop("nyc:120")},
+                  {"destination", stop("nyc:701")},
+                  {"constraints", {{"maxWalkingDistance", 10}}}}));
+  const auto& origin = plan.at("origin").as_object();
+  CHECK(origin.at("stopId").as_string() == "nyc:120");
+  CHECK(origin.at("name").as_string() == "96 St");
+  CHECK(origin.at("rawSource").as_string() == "input");
+  CHECK(plan.at("destination").at("stopId").as_string() == "nyc:701");
+  auto itineraries = plan.at("itineraries").as_array();
+  REQUIRE_FALSE(itineraries.empty());
+  for (const auto& it : itineraries) {
+    auto legs = it.at("legs").as_array();
+    // Boarded at a platform of the station, no walk to it.
+    CHECK(legs.front().at("mode").as_string() == "SUBWAY");
+    CHECK_THAT(std::string{legs.front().at("from").at("stopId").as_string()},
+               Catch::StartsWith("nyc:120"));
+    CHECK_THAT(std::string{legs.back().at("to").at("stopId").as_string()},
+               Catch::StartsWith("nyc:701"));
+    // Continuous legs.
+    for (std::size_t i = 1; i < legs.size(); ++i)
+      CHECK(legs[i].at("from").at("stopId")
+            == legs[i - 1].at("to").at("stopId"));
+  }
+  // A saved stop works as a label.
+  client.call_tool("save_user_variable",
+                   {{"key", "flushing"},
+                    {"type", "stop"},
+                    {"value", {{"stopId", "nyc:701"}}}});
+  auto saved = test::structured(client.call_tool(
+    "plan_trip", {{"origin", stop("nyc:120")},
+                  {"destination", {{"type", "label"}, {"value", "flushing"}}}}));
+  CHECK(saved.at("destination").at("stopId").as_string() == "nyc:701");
+  CHECK(saved.at("destination").at("label").as_string() == "flushing");
+  CHECK(saved.at("destination").at("rawSource").as_string() == "variable");
+  // An id no provider serves names the forms served.
+  auto bad = test::tool_error(client.call_tool(
+    "plan_trip", {{"origin", stop("940GZZLUOXC")},
+                  {"destination", stop("nyc:701")}}));
+  CHECK(bad.at("code").as_string() == "validation-error");
+  CHECK_THAT(std::string{bad.at("message").as_string()},
+             Catch::Contains("940GZZLUOXC"));
+  CHECK_THAT(std::string{bad.at("hint").as_string()},
+             Catch::Contains("nyc:"));
+}
