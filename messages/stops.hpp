@@ -46,11 +46,16 @@ struct stop_summary {
   int32_t distance = 0;
   std::vector<transit_mode> modes;
   std::optional<std::string> address;
+  /// A station's platforms (their ids), when the provider groups them.
+  std::vector<std::string> platforms;
+  /// The lines calling (at a station: at its platforms), by name.
+  std::vector<std::string> lines;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, stop_summary& x) {
-  return f(x.id, x.name, x.position, x.distance, x.modes, x.address);
+  return f(x.id, x.name, x.position, x.distance, x.modes, x.address,
+           x.platforms, x.lines);
 }
 
 struct find_stops_reply {

@@ -203,7 +203,16 @@ outcome<stop_departures> departures_at(const timetable& tt,
 
 nearby_stops stops_near(const timetable& tt, const nearby_stops_query& query) {
   nearby_stops answer;
-  for (auto [s, meters] : tt.stops_near(query.center, query.radius)) {
+  // A platform stands for its station (the id get_departures and
+  // plan_trip take for all its platforms), once, at the nearest
+  // platform's distance; loose stops stand for themselves.
+  std::vector<uint32_t> seen;
+  for (auto [platform, meters] : tt.stops_near(query.center, query.radius)) {
+    auto s = tt.stops[platform].parent != none ? tt.stops[platform].parent
+                                               : platform;
+    if (std::find(seen.begin(), seen.end(), s) != seen.end())
+      continue;
+    seen.push_back(s);
     auto modes = tt.modes_at(s);
     if (!query.modes.empty()
         && std::none_of(modes.begin(), modes.end(), [&](transit_mode m) {
@@ -217,6 +226,16 @@ nearby_stops stops_near(const timetable& tt, const nearby_stops_query& query) {
     out.position = tt.stops[s].position;
     out.distance = static_cast<int32_t>(std::lround(meters));
     out.modes = std::move(modes);
+    if (s != platform)
+      for (auto child : tt.stop_and_children(s))
+        if (child != s && tt.routable(child))
+          out.platforms.push_back(public_id(tt, child));
+    for (auto r : tt.routes_at(s)) {
+      auto line = std::string{tt.line_name(r)};
+      if (std::find(out.lines.begin(), out.lines.end(), line)
+          == out.lines.end())
+        out.lines.push_back(std::move(line));
+    }
     answer.stops.push_back(std::move(out));
     if (answer.stops.size() >= static_cast<std::size_t>(
           std::max(0, query.max_results)))

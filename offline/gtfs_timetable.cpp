@@ -199,6 +199,22 @@ std::vector<transit_mode> timetable::modes_at(uint32_t s) const {
   return modes;
 }
 
+std::vector<uint32_t> timetable::routes_at(uint32_t s) const {
+  std::vector<uint32_t> out;
+  for (auto member : stop_and_children(s))
+    for (auto i = calls_begin[member]; i < calls_begin[member + 1]; ++i) {
+      const auto& p = patterns[calls[i].pattern];
+      auto r = trips[pattern_trips[p.trips_begin]].route;
+      if (std::find(out.begin(), out.end(), r) == out.end())
+        out.push_back(r);
+    }
+  std::sort(out.begin(), out.end(), [this](uint32_t a, uint32_t b) {
+    auto na = line_name(a), nb = line_name(b);
+    return na != nb ? na < nb : a < b;
+  });
+  return out;
+}
+
 std::string_view timetable::headsign(uint32_t p, uint32_t trip_rank) const {
   const auto& pat = patterns[p];
   const auto& t = trips[pattern_trips[pat.trips_begin + trip_rank]];

@@ -212,6 +212,9 @@ public:
   /// The modes of the routes calling at a stop or, for a station, at its
   /// children.
   std::vector<transit_mode> modes_at(uint32_t stop) const;
+  /// The routes calling at a stop or, for a station, at its children,
+  /// by line name.
+  std::vector<uint32_t> routes_at(uint32_t stop) const;
   /// The stop itself, and the children of a station.
   std::vector<uint32_t> stop_and_children(uint32_t stop) const;
   /// Headsign of a trip: trip_headsign, else its last stop's name.

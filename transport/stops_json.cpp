@@ -79,6 +79,11 @@ tool_spec find_stops_spec() {
   stop["modes"] = schema_array(schema_enum(transit_mode_names()));
   stop["modes"].as_object()["minItems"] = 1;
   stop["address"] = schema_string();
+  stop["platforms"] = schema_array(schema_string());
+  stop["platforms"].as_object()["description"]
+    = "a station's platforms (the station's id covers them all)";
+  stop["lines"] = schema_array(schema_string());
+  stop["lines"].as_object()["description"] = "lines calling here, by name";
   json::object output;
   output["stops"] = schema_array(
     schema_object(std::move(stop),
@@ -114,6 +119,17 @@ outcome<find_stops_request> parse_find_stops(const json::object& raw) {
   return request;
 }
 
+namespace {
+
+json::array string_array(const std::vector<std::string>& items) {
+  json::array out;
+  for (const auto& item : items)
+    out.emplace_back(item);
+  return out;
+}
+
+} // namespace
+
 json::object to_json(const find_stops_reply& reply) {
   json::array stops;
   for (const auto& s : reply.stops) {
@@ -127,6 +143,10 @@ json::object to_json(const find_stops_reply& reply) {
                       {"modes", std::move(modes)}};
     if (s.address)
       item["address"] = *s.address;
+    if (!s.platforms.empty())
+      item["platforms"] = string_array(s.platforms);
+    if (!s.lines.empty())
+      item["lines"] = string_array(s.lines);
     stops.push_back(std::move(item));
   }
   json::object out{{"stops", std::move(stops)},

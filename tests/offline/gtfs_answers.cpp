@@ -122,6 +122,39 @@ TEST_CASE("feed stops: nearest first, with modes and the mode filter",
   CHECK(stops_near(*tt, q).stops.size() == near.stops.size());
 }
 
+TEST_CASE("feed stops: stations with their platforms and lines, not "
+          "platforms named alike",
+          "[gtfs][answers][stations]") {
+  auto tt = nyc();
+  nearby_stops_query q;
+  q.center = {40.75529, -73.987495}; // Times Sq-42 St
+  q.radius = 300;
+  auto near = stops_near(*tt, q);
+  std::vector<std::string> ids;
+  for (const auto& s : near.stops) {
+    ids.push_back(s.id);
+    // Station ids only: a platform (127N, 725S...) stands for its station.
+    auto st = tt->find_stop(s.id.substr(4));
+    REQUIRE(st);
+    CHECK(tt->stops[*st].parent == none);
+  }
+  auto at = [&](const std::string& id) -> const stop_summary& {
+    auto it = std::find_if(near.stops.begin(), near.stops.end(),
+                           [&](const stop_summary& s) { return s.id == id; });
+    REQUIRE(it != near.stops.end());
+    return *it;
+  };
+  CHECK(at("nyc:127").name == "Times Sq-42 St");
+  CHECK(at("nyc:127").platforms
+        == std::vector<std::string>{"nyc:127N", "nyc:127S"});
+  CHECK(at("nyc:127").lines == std::vector<std::string>{"1", "2", "3"});
+  CHECK(at("nyc:725").lines == std::vector<std::string>{"7", "7X"});
+  // No id twice.
+  auto sorted = ids;
+  std::sort(sorted.begin(), sorted.end());
+  CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());
+}
+
 TEST_CASE("feed geocoding: stop names, case- and accent-insensitive",
           "[gtfs][answers]") {
   auto tt = nyc();
