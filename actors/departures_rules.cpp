@@ -134,7 +134,7 @@ get_departures_reply build_departures_board(
   auto freshness_ms = std::max({upstream.last_realtime_update_ms,
                                 upstream.fetched_ms,
                                 upstream.fetched_ms == 0
-                                  ? request.context.received_ms
+                                  ? now_seconds * 1000
                                   : int64_t{0}});
   if (freshness_ms == 0)
     freshness_ms = now_seconds * 1000;

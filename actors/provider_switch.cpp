@@ -1,7 +1,5 @@
 #include "transitd/actors/provider_switch.hpp"
 
-#include "transitd/actors/tool_support.hpp"
-
 #include <algorithm>
 #include <chrono>
 #include <memory>
@@ -9,6 +7,7 @@
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
+#include "transitd/actors/tool_support.hpp"
 #include "transitd/messages/time.hpp"
 
 namespace transitd {

@@ -89,7 +89,8 @@ void finish(planner_pointer self, const call_ptr& call) {
   auto reply = build_plan_reply(call->request, call->origin,
                                 call->destination, time,
                                 std::move(merged), freshness,
-                                relax_allowed && disrupted);
+                                relax_allowed && disrupted,
+                                self->state.options.tool.clock_offset_ms);
   call->done = true;
   if (!reply) {
     call->rp.deliver(to_error(reply.error()));

@@ -328,7 +328,7 @@ outcome<plan_trip_reply>
 build_plan_reply(const plan_trip_request& request, const location_ref& origin,
                  const location_ref& destination, int64_t time,
                  merged_plans merged, int64_t freshness_ms,
-                 bool relax_attempted) {
+                 bool relax_attempted, int64_t clock_offset_ms) {
   if (merged.itineraries.empty())
     return make_failure(ec::no_itinerary_found,
                         relax_attempted
@@ -434,9 +434,11 @@ build_plan_reply(const plan_trip_request& request, const location_ref& origin,
   }
   reply.realtime_used = schedule_type(all);
   reply.itineraries = std::move(kept);
-  reply.data_freshness = format_utc(std::max(freshness_ms,
-                                             request.context.received_ms)
-                                    / 1000);
+  // Rule 2: the later of the data's time and the request's, both on the
+  // engine's clock (--clock included).
+  reply.data_freshness = format_utc(
+    std::max(freshness_ms, request.context.received_ms + clock_offset_ms)
+    / 1000);
   return reply;
 }
 

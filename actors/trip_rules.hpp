@@ -99,11 +99,13 @@ struct merged_plans {
 merged_plans merge_plans(const trip_plans& primary,
                          const trip_plans* relaxed);
 
-/// Rules 3-5 and the reply; `no-itinerary-found` when nothing is left.
+/// Rules 2-5 and the reply; `no-itinerary-found` when nothing is left.
+/// dataFreshness is on the engine's clock: the request's arrival moved by
+/// `clock_offset_ms` (engine_config's, --clock).
 outcome<plan_trip_reply>
 build_plan_reply(const plan_trip_request& request, const location_ref& origin,
                  const location_ref& destination, int64_t time,
                  merged_plans merged, int64_t freshness_ms,
-                 bool relax_attempted);
+                 bool relax_attempted, int64_t clock_offset_ms = 0);
 
 } // namespace transitd

@@ -27,13 +27,16 @@ void put2(char* at, unsigned value) {
 /// date::format goes through an ostringstream and its locale.
 std::string format_fields(int64_t epoch_seconds, std::string_view suffix) {
   using namespace std::chrono;
+  // Agents read 4-digit years: an instant outside 1970..9999 (a producer's
+  // garbage that slipped through) shows as the nearest end, never as
+  // "-28724-02-20".
+  epoch_seconds = std::clamp<int64_t>(epoch_seconds, 0,
+                                      int64_t{253402300799});
   date::sys_seconds instant{seconds{epoch_seconds}};
   auto day = date::floor<date::days>(instant);
   date::year_month_day ymd{day};
   auto second_of_day = (instant - day).count();
-  auto year = static_cast<int>(ymd.year());
-  if (year < 0 || year > 9999) // outside what 4 digits write: let date do it
-    return date::format("%FT%T", instant) + std::string{suffix};
+  auto year = std::clamp(static_cast<int>(ymd.year()), 0, 9999);
   char text[19];
   put2(text, static_cast<unsigned>(year / 100));
   put2(text + 2, static_cast<unsigned>(year % 100));

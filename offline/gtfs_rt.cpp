@@ -197,6 +197,62 @@ alert alert_of(const std::string& id, const pb::Alert& a) {
 
 } // namespace
 
+void normalise_timestamps(feed& message) {
+  std::size_t in_ms = 0;
+  std::size_t dropped = 0;
+  auto fix = [&](std::optional<uint64_t>& t) {
+    if (!t || *t <= milliseconds_above)
+      return;
+    if (*t / 1000 <= latest_timestamp) {
+      *t /= 1000;
+      ++in_ms;
+    } else {
+      t.reset();
+      ++dropped;
+    }
+  };
+  auto fix_signed = [&](std::optional<int64_t>& t) {
+    if (!t)
+      return;
+    if (*t < 0) {
+      t.reset();
+      ++dropped;
+      return;
+    }
+    std::optional<uint64_t> u{static_cast<uint64_t>(*t)};
+    fix(u);
+    if (u)
+      *t = static_cast<int64_t>(*u);
+    else
+      t.reset();
+  };
+  fix(message.timestamp);
+  for (auto& u : message.trip_updates) {
+    fix(u.timestamp);
+    for (auto& s : u.stops) {
+      if (s.arrival)
+        fix_signed(s.arrival->time);
+      if (s.departure)
+        fix_signed(s.departure->time);
+    }
+  }
+  for (auto& v : message.vehicles)
+    fix(v.timestamp);
+  for (auto& a : message.alerts)
+    for (auto& p : a.active_periods) {
+      fix(p.start);
+      fix(p.end);
+    }
+  if (in_ms > 0)
+    message.notes.push_back(
+      std::to_string(in_ms)
+      + " timestamps were in milliseconds (a producer mistake) and were "
+        "read as seconds");
+  if (dropped > 0)
+    message.notes.push_back(std::to_string(dropped)
+                            + " timestamps outside 1970..9999 were ignored");
+}
+
 outcome<feed> decode(std::string_view bytes, std::size_t max_bytes) {
   if (bytes.size() > max_bytes)
     return refused(std::to_string(bytes.size()) + " bytes, more than "
@@ -254,6 +310,7 @@ outcome<feed> decode(std::string_view bytes, std::size_t max_bytes) {
     if (!known)
       ++out.other_entities;
   }
+  normalise_timestamps(out);
   return out;
 }
 

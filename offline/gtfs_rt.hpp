@@ -135,7 +135,21 @@ struct feed {
   std::vector<std::string> deleted;
   /// Entities that carried none of the three kinds (counted, not kept).
   std::size_t other_entities = 0;
+  /// What decoding corrected or ignored (timestamps in milliseconds,
+  /// timestamps outside 1970..9999), for the source's log and status.
+  std::vector<std::string> notes;
 };
+
+/// The latest instant any timestamp may name: 9999-12-31T23:59:59Z.
+inline constexpr uint64_t latest_timestamp = 253402300799;
+/// A timestamp above this is taken for milliseconds (a common producer
+/// mistake): as seconds it would lie past the year 5138.
+inline constexpr uint64_t milliseconds_above = 100000000000;
+
+/// Every timestamp of `message` as seconds since the epoch within
+/// 1970..9999: milliseconds are read as seconds, anything else out of
+/// range is dropped; `notes` says how many of each.
+void normalise_timestamps(feed& message);
 
 /// Largest message decoded (decoded, a message takes some 30 times its
 /// size at worst: this bounds that too).

@@ -16,6 +16,7 @@
 #include "transitd/messages/time.hpp"
 #include "transitd/net/url.hpp"
 #include "transitd/offline/gtfs_answers.hpp"
+#include "transitd/util/content_hash.hpp"
 
 namespace transitd {
 
@@ -146,6 +147,13 @@ realtime_view feed_slot::realtime_for(const gtfs::timetable& tt,
   std::lock_guard<std::mutex> guard{mutex_};
   for (const auto& source : realtime_status_.sources) {
     auto age = now_s - source.timestamp;
+    if (source.timestamp > 0 && -age > future_tolerance_s)
+      view.warnings.push_back(
+        {"realtime-future-dated",
+         "realtime source " + source.name + " of feed " + name_
+           + " is dated " + std::to_string(-age)
+           + " s ahead of the clock; its producer's clock or timestamps "
+             "are wrong, treat its times with care"});
     if (source.timestamp > 0 && age <= max_age_s)
       continue;
     std::string why
@@ -214,19 +222,17 @@ void load_feed(const gtfs_feed_options& options, feed_slot& slot) {
   auto started = std::chrono::steady_clock::now();
   bool first = slot.current() == nullptr;
   bool changed = first;
-  // The local sources' modification times, to see whether they changed.
+  // The local sources' contents, to see whether they changed (a
+  // replacement with the same size and modification time included).
   int64_t signature = 0;
   std::vector<std::string> paths;
   for (std::size_t i = 0; i < options.sources.size(); ++i) {
     const auto& source = options.sources[i];
     if (!gtfs::is_url(source)) {
-      // A file or folder: changed when its modification time did.
-      std::error_code ec;
-      auto written = std::filesystem::last_write_time(source, ec);
-      if (!ec) // unsigned: the hash wraps around, never overflows
+      // A file or folder: changed when its content did.
+      if (auto hash = content_hash(source)) // unsigned: wraps, never overflows
         signature = static_cast<int64_t>(
-          static_cast<uint64_t>(signature) * 31u
-          + static_cast<uint64_t>(written.time_since_epoch().count()));
+          static_cast<uint64_t>(signature) * 31u + *hash);
       paths.push_back(source);
       continue;
     }
@@ -459,6 +465,7 @@ feed_router_actor::behavior_type feed_router(
       auto answer = gtfs::plan_trips(*st.router, *tt, q, stop.get(),
                                      rt.layer.get());
       answer.time = q.time;
+      answer.fetched_ms += st.clock_offset_ms; // the engine's clock
       answer.warnings = std::move(rt.warnings);
       if (stop && stop->load()) {
         st.slot->count_stopped_plan();
@@ -616,18 +623,24 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
     [self](stop_departures_query& q) {
       return with_realtime<stop_departures>(
         self, false,
-        [&q](const gtfs::timetable& tt, const gtfs::realtime_layer* layer)
+        [&q, offset = self->state.options.clock_offset_ms](
+          const gtfs::timetable& tt, const gtfs::realtime_layer* layer)
           -> outcome<stop_departures> {
           if (auto outside = gtfs::outside_service(tt, q.start_time))
             return *outside;
-          return gtfs::departures_at(tt, q, layer);
+          auto answer = gtfs::departures_at(tt, q, layer);
+          if (answer) // read now: on the engine's clock (--clock included)
+            answer->fetched_ms += offset;
+          return answer;
         });
     },
     [self](nearby_stops_query& q) -> caf::result<nearby_stops> {
       auto tt = self->state.slot->current();
       if (!tt)
         return not_loaded(*self->state.slot);
-      return gtfs::stops_near(*tt, q);
+      auto near = gtfs::stops_near(*tt, q);
+      near.fetched_ms += self->state.options.clock_offset_ms;
+      return near;
     },
     [self](trip_plan_query& q) -> caf::delegated<trip_plans> {
       // To the next router: a plan_trip's primary and relaxed searches,

@@ -11,6 +11,7 @@
 
 #include "transitd/net/url.hpp"
 #include "transitd/providers/gtfs_fetch.hpp"
+#include "transitd/util/content_hash.hpp"
 
 namespace transitd::gtfs_rt {
 
@@ -137,9 +138,12 @@ void source::apply(feed message) {
     vehicles_.erase(id);
     alerts_.erase(id);
   }
+  if (message.notes != status_.notes) // logged once, not every poll
+    for (const auto& note : message.notes)
+      spdlog::warn("realtime {}: {}", status_.name, note);
+  status_.notes = std::move(message.notes);
   if (message.timestamp)
-    status_.timestamp = static_cast<int64_t>(
-      std::min<uint64_t>(*message.timestamp, uint64_t{1} << 40));
+    status_.timestamp = static_cast<int64_t>(*message.timestamp);
   status_.trip_updates = trips_.all().size();
   status_.vehicles = vehicles_.all().size();
   status_.alerts = alerts_.all().size();
@@ -189,19 +193,10 @@ bool source::poll(int64_t now_ms) {
 bool source::read_file(std::string& body, std::string& error) {
   std::error_code ec;
   auto size = std::filesystem::file_size(location_, ec);
-  auto written = ec ? std::filesystem::file_time_type{}
-                    : std::filesystem::last_write_time(location_, ec);
   if (ec) {
     error = "cannot read " + location_ + ": " + ec.message();
     return false;
   }
-  // Unsigned: the product wraps around, as a hash may (signed would
-  // overflow).
-  auto signature = static_cast<int64_t>(
-    static_cast<uint64_t>(written.time_since_epoch().count()) * 31u
-    + static_cast<uint64_t>(size));
-  if (signature == file_signature_)
-    return false;
   if (size > options_.max_bytes) {
     error = location_ + " is larger than "
             + std::to_string(options_.max_bytes >> 20) + " MiB";
@@ -214,6 +209,12 @@ bool source::read_file(std::string& body, std::string& error) {
     error = "cannot read " + location_;
     return false;
   }
+  // The content decides: a replacement with the same size and
+  // modification time is still a change.
+  auto signature
+    = static_cast<int64_t>(content_hash_of(body.data(), body.size()));
+  if (signature == file_signature_)
+    return false;
   file_signature_ = signature;
   return true;
 }

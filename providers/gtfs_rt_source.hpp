@@ -47,6 +47,9 @@ struct source_status {
   std::size_t trip_updates = 0;
   std::size_t vehicles = 0;
   std::size_t alerts = 0;
+  /// What decoding the last message corrected or ignored (timestamps in
+  /// milliseconds...); empty when nothing.
+  std::vector<std::string> notes;
 };
 
 class source {

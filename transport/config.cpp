@@ -405,7 +405,7 @@ std::unique_ptr<CLI::App> make_app(daemon_config& cfg,
   count("breaker-cooldown-ms", cfg.breaker_cooldown_ms, 0, 600000,
         "how long an open breaker fails calls fast before a probe");
   count("cache-departures-ttl-s", cfg.cache_departures_ttl_s, 0, 86400 * 7,
-        "departures cache TTL, 0 = off");
+        "departures cache TTL, 0 = off; never more than gtfs-rt-max-age-s");
   count("cache-stops-ttl-s", cfg.cache_stops_ttl_s, 0, 86400 * 7,
         "stop search cache TTL, 0 = off");
   count("cache-geocoding-ttl-s", cfg.cache_geocoding_ttl_s, 0, 86400 * 7,
@@ -688,6 +688,10 @@ outcome<config_request> parse_config(const std::vector<std::string>& args,
                "FILE or --oauth-issuer, or --insecure to serve without "
                "authentication");
   return request;
+}
+
+int32_t departures_cache_ttl_s(const daemon_config& cfg) {
+  return std::min(cfg.cache_departures_ttl_s, cfg.gtfs_rt_max_age_s);
 }
 
 bool exposed_without_auth(const daemon_config& cfg) {

@@ -177,6 +177,11 @@ const std::vector<std::string>& known_upstream_names();
 /// authentication (--insecure): warned about at start and every hour.
 bool exposed_without_auth(const daemon_config& cfg);
 
+/// The departures cache's TTL in seconds: cache-departures-ttl-s, never
+/// more than gtfs-rt-max-age-s (a cached departure never outlives the
+/// realtime staleness limit).
+int32_t departures_cache_ttl_s(const daemon_config& cfg);
+
 /// The --help text.
 std::string config_usage();
 

@@ -105,7 +105,7 @@ engine_config engine_settings(const daemon_config& cfg, bool routing_demo,
   e.upstream.retry.cap_ms = cfg.upstream_backoff_cap_ms;
   e.upstream.breaker_failures = cfg.breaker_failures;
   e.upstream.breaker_cooldown_ms = cfg.breaker_cooldown_ms;
-  e.cache.departures_ttl_ms = int64_t{cfg.cache_departures_ttl_s} * 1000;
+  e.cache.departures_ttl_ms = int64_t{departures_cache_ttl_s(cfg)} * 1000;
   e.cache.stops_ttl_ms = int64_t{cfg.cache_stops_ttl_s} * 1000;
   e.cache.geocoding_ttl_ms = int64_t{cfg.cache_geocoding_ttl_s} * 1000;
   e.cache.limits.max_entries = cfg.cache_max_entries;

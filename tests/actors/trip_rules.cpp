@@ -344,6 +344,13 @@ TEST_CASE("plan_trip: dataFreshness is the later of the upstream's data and "
                                 (t0 + 5) * 1000, false);
   REQUIRE(newer);
   CHECK(newer->data_freshness == "2025-09-15T10:00:05Z");
+  // On a simulated clock a day behind, the request arrived a day earlier.
+  auto simulated = build_plan_reply(r, here(), there(), t0 - 86400,
+                                    merge_plans(plans({one}), nullptr),
+                                    (t0 - 86400 + 5) * 1000, false,
+                                    -86400 * 1000);
+  REQUIRE(simulated);
+  CHECK(simulated->data_freshness == "2025-09-14T10:00:05Z");
 }
 
 TEST_CASE("plan_trip: no itinerary found after the relax attempt",

@@ -282,6 +282,18 @@ TEST_CASE("e2e feed with realtime: a source older than the allowed age is "
   CHECK(has_warning(plan, "realtime-stale"));
 }
 
+TEST_CASE("e2e feed with realtime: a source dated ahead of the clock is "
+          "flagged",
+          "[e2e][gtfs][realtime]") {
+  daemon_harness daemon{caltrain_live(-3600)};
+  test::mcp_client client{daemon.port()};
+  client.initialize();
+  auto board = test::structured(client.call_tool(
+    "get_departures", test::departures_args("caltrain:70242", 10)));
+  CHECK(has_warning(board, "realtime-future-dated"));
+  CHECK_FALSE(has_warning(board, "realtime-stale"));
+}
+
 TEST_CASE("e2e realtime tools: vehicle_positions and service_alerts on the "
           "recorded Caltrain feed",
           "[e2e][gtfs][realtime]") {

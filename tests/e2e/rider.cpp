@@ -116,3 +116,20 @@ TEST_CASE("e2e rider: a stop or station is a trip end (D21)",
   CHECK_THAT(std::string{bad.at("hint").as_string()},
              Catch::Contains("nyc:"));
 }
+
+TEST_CASE("e2e rider: dataFreshness is on the engine's clock, as every "
+          "other time",
+          "[e2e][rider][time]") {
+  daemon_harness daemon{subway()};
+  test::mcp_client client{daemon.port()};
+  client.initialize();
+  // The clock reads 2026-10-14T08:30-04:00 (12:30Z).
+  auto board = test::structured(
+    client.call_tool("get_departures", test::departures_args("nyc:631", 3)));
+  CHECK_THAT(std::string{board.at("dataFreshness").as_string()},
+             Catch::StartsWith("2026-10-14T12:3"));
+  auto plan = test::structured(
+    client.call_tool("plan_trip", plan_at("2026-10-14T09:00")));
+  CHECK_THAT(std::string{plan.at("dataFreshness").as_string()},
+             Catch::StartsWith("2026-10-14T12:3"));
+}

@@ -7,7 +7,7 @@ using namespace transitd;
 TEST_CASE("UTC formatting", "[time]") {
   CHECK(format_utc(0) == "1970-01-01T00:00:00Z");
   CHECK(format_utc(1757930760) == "2025-09-15T10:06:00Z");
-  CHECK(format_utc(-1) == "1969-12-31T23:59:59Z");
+  CHECK(format_utc(-1) == "1970-01-01T00:00:00Z"); // no year before 1970
   CHECK(format_utc(951782400) == "2000-02-29T00:00:00Z");
   CHECK(format_utc(253402300799) == "9999-12-31T23:59:59Z");
 }
@@ -49,6 +49,13 @@ TEST_CASE("zone formatting follows daylight saving time", "[time]") {
   // Unknown or empty zones fall back to UTC rather than failing the call.
   CHECK(format_in_zone(1736935200, "Mars/Olympus") == "2025-01-15T10:00:00Z");
   CHECK(format_in_zone(1736935200, "") == "2025-01-15T10:00:00Z");
+}
+
+TEST_CASE("No rendered year lies outside 1970..9999", "[time]") {
+  CHECK(format_utc(-906448800000LL) == "1970-01-01T00:00:00Z");
+  CHECK(format_utc(int64_t{1} << 50) == "9999-12-31T23:59:59Z");
+  CHECK(format_in_zone(int64_t{1} << 50, "Europe/Helsinki").substr(0, 4)
+        == "9999");
 }
 
 TEST_CASE("ISO 8601 parsing", "[time]") {

@@ -162,6 +162,37 @@ TEST_CASE("GTFS-RT source: a file is read when it changes; malformed and "
   CHECK(s.status().last_error.empty());
 }
 
+TEST_CASE("GTFS-RT source: a file replaced with the same size and time is "
+          "still seen; timestamps in milliseconds are read as seconds",
+          "[gtfs_rt][source]") {
+  temp_file file;
+  // The same length ("a" and "b"), then the modification time put back.
+  file.write(message({"a"}, 60, 1000));
+  source_options options;
+  options.interval_s = 10;
+  source s{file.path, options};
+  CHECK(s.poll(0));
+  auto written = std::filesystem::last_write_time(file.path);
+  auto first = message({"a"}, 60, 1000);
+  auto second = message({"b"}, 60, 1000);
+  REQUIRE(first.size() == second.size());
+  file.write(second);
+  std::filesystem::last_write_time(file.path, written);
+  CHECK(s.poll(10000));
+  CHECK(ids(s) == std::vector<std::string>{"b"});
+  // A producer writing milliseconds: read as seconds, and said once.
+  file.write(message({"b"}, 60, 1791981000123));
+  CHECK(s.poll(20000));
+  CHECK(s.status().timestamp == 1791981000);
+  REQUIRE(s.status().notes.size() == 1);
+  CHECK_THAT(s.status().notes[0], Catch::Contains("milliseconds"));
+  // Beyond the year 9999 even as milliseconds: ignored.
+  file.write(message({"b"}, 60, UINT64_MAX / 2));
+  CHECK(s.poll(30000));
+  CHECK(s.status().timestamp == 1791981000); // the last usable one stays
+  CHECK_THAT(s.status().notes.at(0), Catch::Contains("1970..9999"));
+}
+
 TEST_CASE("GTFS-RT source: a URL is polled with conditional requests, no "
           "sooner than its max-age, and backs off on errors",
           "[gtfs_rt][source]") {

@@ -237,6 +237,12 @@ TEST_CASE("resilience settings: per-tool and per-upstream maps, errors name "
   CHECK(c.upstream_tps.at("digitransit-routing") == Approx(50));
   CHECK(c.upstream_max_attempts == 2);
   CHECK(c.cache_departures_ttl_s == 30);
+  CHECK(departures_cache_ttl_s(c) == 30);
+  // A cached departure never outlives the realtime staleness limit.
+  auto capped = c;
+  capped.cache_departures_ttl_s = 3600;
+  capped.gtfs_rt_max_age_s = 120;
+  CHECK(departures_cache_ttl_s(capped) == 120);
   CHECK(c.breaker_failures == 7);
   CHECK(c.shutdown_grace_ms == 3000);
   // The defaults: plan_trip's contract deadline, the London TPS limits.
