@@ -127,6 +127,10 @@ get_departures_reply build_departures_board(
     }
     out.status = classify(*time);
     out.platform = time->platform;
+    if (!time->trip_id.empty())
+      out.trip_id = time->trip_id;
+    if (!time->service_date.empty())
+      out.service_date = time->service_date;
     reply.departures.push_back(std::move(out));
   }
   // Rule 6: the newest of the upstream's realtime stamps and the time the

@@ -14,6 +14,7 @@
 #include "transitd/actors/stop_finder.hpp"
 #include "transitd/actors/realtime_tools.hpp"
 #include "transitd/actors/tool_router.hpp"
+#include "transitd/actors/trip_viewer.hpp"
 #include "transitd/actors/trip_planner.hpp"
 #include "transitd/messages/time.hpp"
 #include "transitd/providers/tfl_demo_station_data.hpp"
@@ -178,7 +179,7 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
            return current->area;
          },
          [slot] { return slot->unavailable(); }, handle, handle, handle,
-         handle});
+         handle, handle});
     }
     if (digitransit) {
       provider_entry hsl{"Digitransit", "",
@@ -253,6 +254,11 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   result.vehicle_tracker = system.spawn(vehicle_tracker, realtime,
                                         tool_defaults());
   result.alert_board = system.spawn(alert_board, realtime, tool_defaults());
+  // The network's own questions: the feeds', through the provider switch.
+  network_info_actor network;
+  if (result.provider_switch)
+    network = result.provider_switch;
+  result.trip_viewer = system.spawn(trip_viewer, network, tool_defaults());
   trip_planner_options planner;
   planner.tool = helsinki;
   planner.area = config.plan_region;
@@ -291,6 +297,7 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   targets.serve<delete_variable_request>(result.variable_store);
   targets.serve<vehicle_positions_request>(result.vehicle_tracker);
   targets.serve<service_alerts_request>(result.alert_board);
+  targets.serve<get_trip_request>(result.trip_viewer);
   targets.limiter = result.limiter;
   targets.cancel_listeners = {result.timetable_cache, result.geocoding_cache};
   targets.cancel_listeners.insert(targets.cancel_listeners.end(),
@@ -335,6 +342,7 @@ void engine::shutdown() {
   stop(stop_finder);
   stop(vehicle_tracker);
   stop(alert_board);
+  stop(trip_viewer);
   stop(address_geocoder);
   stop(trip_planner);
   stop(station_toilets);

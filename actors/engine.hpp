@@ -157,6 +157,7 @@ struct engine {
   stop_finder_actor stop_finder;
   vehicle_tracker_actor vehicle_tracker;
   alert_board_actor alert_board;
+  trip_viewer_actor trip_viewer;
   address_geocoder_actor address_geocoder;
   trip_planner_actor trip_planner;
   station_toilets_actor station_toilets;

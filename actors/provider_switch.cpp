@@ -48,6 +48,31 @@ entry_for_points(const std::vector<provider_entry>& entries,
   return std::nullopt;
 }
 
+std::optional<std::size_t>
+entry_for_prefixed(const std::vector<provider_entry>& entries,
+                   const std::string& id) {
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto& prefix = entries[i].stop_prefix;
+    if (entries[i].network && !prefix.empty()
+        && id.compare(0, prefix.size(), prefix) == 0)
+      return i;
+  }
+  return std::nullopt;
+}
+
+failure unknown_id(const std::vector<provider_entry>& entries,
+                   const std::string& what, const std::string& id,
+                   const std::string& hint) {
+  std::string known;
+  for (const auto& e : entries)
+    if (e.network && !e.stop_prefix.empty())
+      known += (known.empty() ? "" : ", ") + e.stop_prefix + "...";
+  return make_failure(ec::validation_error,
+                      what + " \"" + id + "\" belongs to no provider here",
+                      hint + (known.empty() ? std::string{}
+                                            : "; ids here look like " + known));
+}
+
 failure unknown_stop(const std::vector<provider_entry>& entries,
                      const std::string& stop_id) {
   std::string known;
@@ -349,6 +374,15 @@ provider_switch_actor::behavior_type provider_switch(
         return {};
       }
       return self->delegate(entries[*i].realtime, std::move(q));
+    },
+    [self](trip_query& q) -> caf::result<trip_details> {
+      const auto& entries = self->state.entries;
+      auto i = entry_for_prefixed(entries, q.trip_id);
+      if (!i)
+        return to_error(unknown_id(entries, "trip", q.trip_id,
+                                   "take a tripId from get_departures or "
+                                   "plan_trip"));
+      return self->delegate(entries[*i].network, std::move(q));
     },
   };
 }

@@ -33,6 +33,8 @@ struct provider_entry {
   geocoding_actor geocoding;
   /// Vehicles and alerts; null: the provider has none.
   realtime_info_actor realtime;
+  /// Trips, lines, reach, coverage; null: the provider answers none.
+  network_info_actor network;
 };
 
 struct provider_switch_state {
@@ -64,6 +66,18 @@ entry_for_stop(const std::vector<provider_entry>& entries,
 /// Whether the entry's area (now) holds every point.
 bool entry_holds(const provider_entry& entry,
                  std::initializer_list<coordinate> points);
+
+/// The entry answering network questions (NETWORK_INFO) whose prefix
+/// `id` carries ("nyc:..."); nullopt when none.
+std::optional<std::size_t>
+entry_for_prefixed(const std::vector<provider_entry>& entries,
+                   const std::string& id);
+
+/// "WHAT X belongs to no provider here", with `hint` and the id forms of
+/// the entries answering network questions.
+failure unknown_id(const std::vector<provider_entry>& entries,
+                   const std::string& what, const std::string& id,
+                   const std::string& hint);
 
 /// "stop X belongs to no provider here", naming the id forms served.
 failure unknown_stop(const std::vector<provider_entry>& entries,

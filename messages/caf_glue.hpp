@@ -18,6 +18,7 @@
 #include "transitd/messages/resilience.hpp"
 #include "transitd/messages/shared.hpp"
 #include "transitd/messages/stops.hpp"
+#include "transitd/messages/trip_info.hpp"
 #include "transitd/messages/trips.hpp"
 #include "transitd/messages/variables.hpp"
 
@@ -134,4 +135,8 @@ CAF_BEGIN_TYPE_ID_BLOCK(transitd, TRANSITD_TYPE_ID_OFFSET)
   CAF_ADD_TYPE_ID(transitd, (transitd::feed_event))
   CAF_ADD_TYPE_ID(transitd, (transitd::stop_lookup))
   CAF_ADD_TYPE_ID(transitd, (transitd::stop_place))
+  CAF_ADD_TYPE_ID(transitd, (transitd::trip_query))
+  CAF_ADD_TYPE_ID(transitd, (transitd::trip_details))
+  CAF_ADD_TYPE_ID(transitd, (transitd::get_trip_request))
+  CAF_ADD_TYPE_ID(transitd, (transitd::get_trip_reply))
 CAF_END_TYPE_ID_BLOCK(transitd)

@@ -66,12 +66,15 @@ struct departure {
   std::optional<int32_t> delay_seconds;
   departure_status status = departure_status::scheduled_only;
   std::optional<std::string> platform;
+  /// For get_trip: the trip and its service date (YYYY-MM-DD).
+  std::optional<std::string> trip_id;
+  std::optional<std::string> service_date;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, departure& x) {
   return f(x.line, x.mode, x.destination, x.scheduled_time, x.realtime_time,
-           x.delay_seconds, x.status, x.platform);
+           x.delay_seconds, x.status, x.platform, x.trip_id, x.service_date);
 }
 
 /// Tool reply: the contract's output object.
@@ -126,12 +129,17 @@ struct stop_time {
   bool realtime = false;
   bool cancelled = false;
   std::optional<std::string> platform;
+  /// The trip, as get_trip takes it, and its service date (YYYY-MM-DD);
+  /// empty when the provider does not say.
+  std::string trip_id;
+  std::string service_date;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, stop_time& x) {
   return f(x.line, x.mode, x.headsign, x.scheduled_departure,
-           x.realtime_departure, x.realtime, x.cancelled, x.platform);
+           x.realtime_departure, x.realtime, x.cancelled, x.platform,
+           x.trip_id, x.service_date);
 }
 
 /// Provider answer.

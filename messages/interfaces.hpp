@@ -125,6 +125,13 @@ using realtime_info_actor = caf::typed_actor<
   // Alerts in force at a time, about a stop, a route, or everything.
   caf::replies_to<alerts_query>::with<alert_list>>;
 
+/// NETWORK_INFO: the network's own questions (a trip's calls), from a
+/// FEED's timetable and realtime, through PROVIDER_SWITCH.
+using network_info_actor = caf::typed_actor<
+  // One trip on one service day; validation-error for a trip the provider
+  // does not know or a day it does not run.
+  caf::replies_to<trip_query>::with<trip_details>>;
+
 /// DIGITRANSIT_ROUTING: one actor serving TIMETABLE, JOURNEY_PLANNER and
 /// REALTIME_INFO (alerts; no vehicles) over the same GraphQL endpoint.
 using digitransit_routing_actor = timetable_actor::extend_with<
@@ -149,6 +156,8 @@ using feed_actor = caf::typed_actor<
   // Its realtime (--gtfs-rt): vehicles and alerts (REALTIME_INFO).
   caf::replies_to<vehicles_query>::with<vehicle_list>,
   caf::replies_to<alerts_query>::with<alert_list>,
+  // The network's own questions (NETWORK_INFO).
+  caf::replies_to<trip_query>::with<trip_details>,
   // feed.NAME.loaded, stops, trips, stop_times, skipped_rows, load_ms, ...
   caf::replies_to<get_counters>::with<counters>,
   // Internal timer: check the sources again (every refresh_s).
@@ -171,7 +180,9 @@ using provider_switch_actor = caf::typed_actor<
   // A route or stop id to the provider its prefix names, a feed name to
   // that feed, a point to the provider whose area holds it.
   caf::replies_to<vehicles_query>::with<vehicle_list>,
-  caf::replies_to<alerts_query>::with<alert_list>>;
+  caf::replies_to<alerts_query>::with<alert_list>,
+  // A trip id to the provider its prefix names.
+  caf::replies_to<trip_query>::with<trip_details>>;
 
 /// GEOCODING_CACHE: the same cache in front of GEOCODING.
 using geocoding_cache_actor = geocoding_actor::extend<
@@ -224,6 +235,11 @@ using vehicle_tracker_actor = caf::typed_actor<
 using alert_board_actor = caf::typed_actor<
   caf::replies_to<service_alerts_request>::with<service_alerts_reply>>;
 
+/// TRIP_VIEWER: the get_trip tool. Validates, asks NETWORK_INFO, dates
+/// the answer.
+using trip_viewer_actor = caf::typed_actor<
+  caf::replies_to<get_trip_request>::with<get_trip_reply>>;
+
 /// TOOL_ROUTER: the single entry point for tool calls; dispatches each typed
 /// request to its tool actor.
 using tool_router_actor = caf::typed_actor<
@@ -249,6 +265,8 @@ using tool_router_actor = caf::typed_actor<
   caf::replies_to<vehicle_positions_request>::with<vehicle_positions_reply>,
   // service_alerts, answered by ALERT_BOARD.
   caf::replies_to<service_alerts_request>::with<service_alerts_reply>,
+  // get_trip, answered by TRIP_VIEWER.
+  caf::replies_to<get_trip_request>::with<get_trip_reply>,
   // Stop a call's upstream work: told to every cache and gate.
   caf::reacts_to<cancel_call>>;
 

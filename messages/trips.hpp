@@ -151,6 +151,10 @@ struct trip_leg {
   std::optional<int64_t> delay_seconds;
   /// Set by the tool for transit legs (D11).
   std::optional<departure_status> status;
+  /// Transit legs: the trip, as get_trip takes it, and its service date
+  /// (YYYY-MM-DD), when the provider says.
+  std::optional<std::string> trip_id;
+  std::optional<std::string> service_date;
 };
 
 template <class Inspector>
@@ -158,7 +162,7 @@ typename Inspector::result_type inspect(Inspector& f, trip_leg& x) {
   return f(x.mode, x.transit, x.line, x.headsign, x.from, x.to,
            x.scheduled_start, x.scheduled_end, x.realtime_start,
            x.realtime_end, x.cancelled, x.distance, x.accessibility_score,
-           x.delay_seconds, x.status);
+           x.delay_seconds, x.status, x.trip_id, x.service_date);
 }
 
 struct itinerary {

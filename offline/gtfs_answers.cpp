@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "transitd/messages/time.hpp"
+#include "transitd/offline/gtfs_network.hpp"
 
 namespace transitd::gtfs {
 
@@ -140,6 +141,8 @@ outcome<stop_departures> departures_at(const timetable& tt,
           auto trip = tt.pattern_trips[p.trips_begin + r];
           auto out = departure_of(tt.trips[trip].route,
                                   tt.headsign(p_index, r), s, at);
+          out.trip_id = tt.name + ":" + tt.trips[trip].id;
+          out.service_date = service_date_of(tt, day.day);
           auto effective = at;
           if (rt && rt->masked[p_index])
             if (const auto* e = rt->find(trip, day.day)) {
@@ -178,6 +181,8 @@ outcome<stop_departures> departures_at(const timetable& tt,
           if (!in_window(at))
             continue;
           auto out = departure_of(e.route, e.headsign, s, at);
+          out.trip_id = tt.name + ":" + e.trip_id;
+          out.service_date = service_date_of(tt, e.day);
           out.realtime = true;
           out.realtime_departure = at;
           answer.stop_times.push_back(std::move(out));
@@ -386,6 +391,11 @@ trip_plans plan_trips(raptor& router, const timetable& tt,
         } else {
           leg.headsign = e.headsign;
         }
+        if (e.trip != none)
+          leg.trip_id = tt.name + ":" + tt.trips[e.trip].id;
+        else
+          leg.trip_id = tt.name + ":" + e.trip_id;
+        leg.service_date = service_date_of(tt, e.day);
         leg.scheduled_start
           = origin + rt->scheduled[rt->call_of(e, l.board)].departure;
         leg.scheduled_end
@@ -400,6 +410,9 @@ trip_plans plan_trips(raptor& router, const timetable& tt,
         leg.mode = tt.routes[tr.route].mode;
         leg.line = std::string{tt.line_name(tr.route)};
         leg.headsign = std::string{tt.headsign(l.pattern, l.trip_rank)};
+        leg.trip_id = tt.name + ":" + tr.id;
+        if (auto day = day_of_origin(tt, p.zone, l.origin))
+          leg.service_date = service_date_of(tt, *day);
       } else {
         leg.mode = transit_mode::walk;
         it.walk_distance += l.meters;
@@ -461,6 +474,63 @@ const char* status_name(gtfs_rt::vehicle_status s) {
 
 } // namespace
 
+vehicle_report report_of(const timetable& tt, const realtime_layer& layer,
+                         const gtfs_rt::vehicle_position& v,
+                         std::optional<uint32_t>* route_index) {
+  // The trip, and its route, as the timetable knows them.
+  std::optional<uint32_t> trip;
+  std::optional<uint32_t> route;
+  if (v.trip) {
+    if (!v.trip->trip_id.empty())
+      trip = tt.find_trip(v.trip->trip_id);
+    if (trip)
+      route = tt.trips[*trip].route;
+    else if (!v.trip->route_id.empty())
+      route = tt.find_route(v.trip->route_id);
+  }
+  vehicle_report out;
+  out.vehicle_id = v.vehicle.id.empty() ? v.entity_id : v.vehicle.id;
+  out.label = v.vehicle.label;
+  if (route) {
+    out.route_id = tt.name + ":" + tt.routes[*route].id;
+    out.line = std::string{tt.line_name(*route)};
+    out.mode = tt.routes[*route].mode;
+  }
+  uint32_t p = trip ? tt.trip_pattern[*trip] : none;
+  if (trip) {
+    out.trip_id = tt.trips[*trip].id;
+    if (p != none)
+      out.headsign = std::string{tt.headsign(p, tt.trip_rank[*trip])};
+  } else if (v.trip) {
+    out.trip_id = v.trip->trip_id;
+  }
+  if (v.lat && v.lon)
+    out.position = {*v.lat, *v.lon};
+  out.bearing = v.bearing;
+  out.speed_mps = v.speed_mps;
+  std::optional<uint32_t> stop;
+  if (!v.stop_id.empty())
+    stop = tt.find_stop(v.stop_id);
+  else if (v.current_stop_sequence && p != none) {
+    const auto& pat = tt.patterns[p];
+    for (uint32_t i = 0; i < pat.stop_count; ++i)
+      if (tt.pattern_stops[pat.stops_begin + i].sequence
+          == *v.current_stop_sequence)
+        stop = tt.pattern_stops[pat.stops_begin + i].stop;
+  }
+  if (stop) {
+    out.stop_id = tt.name + ":" + tt.stops[*stop].id;
+    out.stop_name = tt.stops[*stop].name;
+  }
+  out.status = status_name(v.status);
+  out.timestamp = v.timestamp ? static_cast<int64_t>(std::min<uint64_t>(
+                                  *v.timestamp, uint64_t{1} << 40))
+                              : layer.newest;
+  if (route_index)
+    *route_index = route;
+  return out;
+}
+
 outcome<vehicle_list> vehicles_of(const timetable& tt,
                                   const realtime_layer* rt,
                                   const vehicles_query& query) {
@@ -486,59 +556,13 @@ outcome<vehicle_list> vehicles_of(const timetable& tt,
         continue;
       distance = static_cast<int32_t>(std::lround(d));
     }
-    // The trip, and its route, as the timetable knows them.
-    std::optional<uint32_t> trip;
     std::optional<uint32_t> route;
-    if (v.trip) {
-      if (!v.trip->trip_id.empty())
-        trip = tt.find_trip(v.trip->trip_id);
-      if (trip)
-        route = tt.trips[*trip].route;
-      else if (!v.trip->route_id.empty())
-        route = tt.find_route(v.trip->route_id);
-    }
+    auto out = report_of(tt, *rt, v, &route);
     if (!routes->empty()
         && (!route
             || std::find(routes->begin(), routes->end(), *route)
                  == routes->end()))
       continue;
-    vehicle_report out;
-    out.vehicle_id = v.vehicle.id.empty() ? v.entity_id : v.vehicle.id;
-    out.label = v.vehicle.label;
-    if (route) {
-      out.route_id = tt.name + ":" + tt.routes[*route].id;
-      out.line = std::string{tt.line_name(*route)};
-      out.mode = tt.routes[*route].mode;
-    }
-    uint32_t p = trip ? tt.trip_pattern[*trip] : none;
-    if (trip) {
-      out.trip_id = tt.trips[*trip].id;
-      if (p != none)
-        out.headsign = std::string{tt.headsign(p, tt.trip_rank[*trip])};
-    } else if (v.trip) {
-      out.trip_id = v.trip->trip_id;
-    }
-    out.position = at;
-    out.bearing = v.bearing;
-    out.speed_mps = v.speed_mps;
-    std::optional<uint32_t> stop;
-    if (!v.stop_id.empty())
-      stop = tt.find_stop(v.stop_id);
-    else if (v.current_stop_sequence && p != none) {
-      const auto& pat = tt.patterns[p];
-      for (uint32_t i = 0; i < pat.stop_count; ++i)
-        if (tt.pattern_stops[pat.stops_begin + i].sequence
-            == *v.current_stop_sequence)
-          stop = tt.pattern_stops[pat.stops_begin + i].stop;
-    }
-    if (stop) {
-      out.stop_id = tt.name + ":" + tt.stops[*stop].id;
-      out.stop_name = tt.stops[*stop].name;
-    }
-    out.status = status_name(v.status);
-    out.timestamp = v.timestamp ? static_cast<int64_t>(std::min<uint64_t>(
-                                    *v.timestamp, uint64_t{1} << 40))
-                                : rt->newest;
     out.distance = distance;
     answer.vehicles.push_back(std::move(out));
   }

@@ -80,6 +80,13 @@ outcome<vehicle_list> vehicles_of(const timetable& tt,
                                   const realtime_layer* rt,
                                   const vehicles_query& query);
 
+/// A vehicle position as the tools report it: its trip, route and stop
+/// resolved to the timetable's names; the route's index in `route_index`
+/// when given (nullopt: none known).
+vehicle_report report_of(const timetable& tt, const realtime_layer& layer,
+                         const gtfs_rt::vehicle_position& v,
+                         std::optional<uint32_t>* route_index = nullptr);
+
 /// The layer's alerts in force at `query.time` (no period: always) about
 /// the stop (its station and platforms, and the routes calling there),
 /// the route (its trips too), or all; texts in the query's language, else

@@ -89,6 +89,7 @@ journey_leg raptor::transit_leg(uint32_t pattern, uint32_t rank,
   ride.start = origin + times[board].departure;
   ride.end = origin + times[alight].arrival;
   ride.meters = meters_along(tt_, stops, board, alight);
+  ride.origin = origin;
   return ride;
 }
 

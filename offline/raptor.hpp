@@ -60,6 +60,8 @@ struct journey_leg {
   uint32_t alight = 0;
   /// Meters: walked, or along the stops ridden.
   int32_t meters = 0;
+  /// Transit legs: the origin of the trip's service day (epoch seconds).
+  int64_t origin = 0;
 };
 
 struct journey {

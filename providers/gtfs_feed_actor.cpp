@@ -16,6 +16,7 @@
 #include "transitd/messages/time.hpp"
 #include "transitd/net/url.hpp"
 #include "transitd/offline/gtfs_answers.hpp"
+#include "transitd/offline/gtfs_network.hpp"
 #include "transitd/util/content_hash.hpp"
 
 namespace transitd {
@@ -682,6 +683,17 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
         self, true,
         [&q](const gtfs::timetable& tt, const gtfs::realtime_layer* layer) {
           return gtfs::alerts_of(tt, layer, q);
+        });
+    },
+    [self](trip_query& q) {
+      return with_realtime<trip_details>(
+        self, false,
+        [&q, offset = self->state.options.clock_offset_ms](
+          const gtfs::timetable& tt, const gtfs::realtime_layer* layer) {
+          auto answer = gtfs::trip_of(tt, layer, q);
+          if (answer)
+            answer->fetched_ms = now_ms() + offset;
+          return answer;
         });
     },
     [self](get_counters) {

@@ -59,6 +59,9 @@ mcp::capabilities offered(const daemon_config& cfg) {
     offer.offered.insert("vehicles");
   if (realtime || digitransit)
     offer.offered.insert("alerts");
+  // The network's own questions: the feeds answer them.
+  if (!cfg.gtfs_feeds.empty())
+    offer.offered.insert("trips");
   return offer;
 }
 

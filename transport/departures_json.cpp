@@ -56,6 +56,8 @@ tool_spec get_departures_spec() {
   departure["status"] = schema_enum(
     {"on_time", "delayed", "cancelled", "scheduled_only"});
   departure["platform"] = schema_string();
+  departure["tripId"] = schema_string("the trip, for get_trip");
+  departure["serviceDate"] = schema_string("YYYY-MM-DD, for get_trip");
   json::object output;
   output["stopId"] = schema_string();
   output["stopName"] = schema_string();
@@ -113,6 +115,10 @@ json::object to_json(const get_departures_reply& reply) {
     item["status"] = to_string(d.status);
     if (d.platform)
       item["platform"] = *d.platform;
+    if (d.trip_id)
+      item["tripId"] = *d.trip_id;
+    if (d.service_date)
+      item["serviceDate"] = *d.service_date;
     departures.push_back(std::move(item));
   }
   json::object out;

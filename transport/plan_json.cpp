@@ -120,6 +120,8 @@ json::object leg_schema() {
   props["delaySeconds"] = json::object{{"type", "integer"}};
   props["status"] = schema_enum({"on_time", "delayed", "cancelled",
                                  "scheduled_only"});
+  props["tripId"] = schema_string("the trip, for get_trip");
+  props["serviceDate"] = schema_string("YYYY-MM-DD, for get_trip");
   props["distance"] = json::object{{"type", "integer"}, {"minimum", 0},
                                   {"description", "meters"}};
   return schema_object(std::move(props),
@@ -275,6 +277,10 @@ json::object to_json(const plan_trip_reply& reply) {
         l["delaySeconds"] = *leg.delay_seconds;
       if (leg.status)
         l["status"] = to_string(*leg.status);
+      if (leg.trip_id)
+        l["tripId"] = *leg.trip_id;
+      if (leg.service_date)
+        l["serviceDate"] = *leg.service_date;
       legs.push_back(std::move(l));
     }
     json::object item{{"start", iso(it.start, zone)},

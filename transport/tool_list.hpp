@@ -10,6 +10,7 @@
 #include "transitd/transport/realtime_json.hpp"
 #include "transitd/transport/stops_json.hpp"
 #include "transitd/transport/tool_catalog.hpp"
+#include "transitd/transport/trip_json.hpp"
 #include "transitd/transport/variables_json.hpp"
 
 namespace transitd::mcp {
@@ -32,6 +33,8 @@ void visit_tools(Visitor& v) {
     vehicle_positions_spec(), parse_vehicle_positions);
   v.template tool<service_alerts_request, service_alerts_reply>(
     service_alerts_spec(), parse_service_alerts);
+  v.template tool<get_trip_request, get_trip_reply>(get_trip_spec(),
+                                                    parse_get_trip);
   v.template london<station_toilets_request, station_toilets_reply>(
     station_toilets_spec(), parse_station_toilets,
     london_tool::station_toilets);

@@ -54,6 +54,16 @@ alert_board_actor::behavior_type echo_alerts() {
   };
 }
 
+trip_viewer_actor::behavior_type echo_trips() {
+  return {
+    [](const get_trip_request& request) {
+      get_trip_reply reply;
+      reply.correlation_id = request.context.correlation_id;
+      return reply;
+    },
+  };
+}
+
 /// An ADDRESS_GEOCODER that echoes the correlation id.
 address_geocoder_actor::behavior_type echo_geocoder() {
   return {
@@ -132,6 +142,7 @@ tool_router_targets targets(caf::actor_system& sys,
   t.serve<delete_variable_request>(store);
   t.serve<vehicle_positions_request>(sys.spawn(echo_tracker));
   t.serve<service_alerts_request>(sys.spawn(echo_alerts));
+  t.serve<get_trip_request>(sys.spawn(echo_trips));
   t.limiter = sys.spawn(rate_limiter, tool_limits(tools));
   t.tools = std::move(tools);
   return t;

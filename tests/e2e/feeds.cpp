@@ -47,7 +47,7 @@ TEST_CASE("e2e feed: every tool answers from the GTFS feed",
                                          {"method", "tools/list"}});
   auto tools = listed.json().at("result").at("tools").as_array();
   // Without --gtfs-rt the realtime tools are not offered.
-  CHECK(tools.size() == 9);
+  CHECK(tools.size() == 10);
   for (const auto& t : tools) {
     CHECK(t.at("name").as_string() != "vehicle_positions");
     CHECK(t.at("name").as_string() != "service_alerts");
@@ -280,6 +280,39 @@ TEST_CASE("e2e feed with realtime: a source older than the allowed age is "
     "plan_trip", {{"origin", coords(37.3945, -122.0761)},
                   {"destination", coords(37.4435, -122.1648)}}));
   CHECK(has_warning(plan, "realtime-stale"));
+}
+
+TEST_CASE("e2e get_trip with realtime: a departure's trip, its predicted "
+          "times and its vehicle",
+          "[e2e][gtfs][realtime][get_trip]") {
+  daemon_harness daemon{caltrain_live()};
+  test::mcp_client client{daemon.port()};
+  client.initialize();
+  auto board = test::structured(client.call_tool(
+    "get_departures", test::departures_args("caltrain:70242", 10)));
+  std::optional<json::object> live;
+  for (const auto& d : board.at("departures").as_array())
+    if (d.as_object().contains("realtimeTime") && !live)
+      live = d.as_object();
+  REQUIRE(live);
+  auto trip = test::structured(client.call_tool(
+    "get_trip", {{"tripId", live->at("tripId")},
+                 {"serviceDate", live->at("serviceDate")}}));
+  CHECK(trip.at("state").as_string() == "running");
+  CHECK(trip.at("realtimeUsed").as_bool());
+  CHECK(trip.at("serviceDate").as_string() == "2023-11-07");
+  bool predicted = false;
+  for (const auto& c : trip.at("calls").as_array()) {
+    const auto& call = c.as_object();
+    if (call.at("stopId").as_string().starts_with("caltrain:70242")
+        || call.at("stopId").as_string() == "caltrain:70241")
+      if (call.contains("realtimeDeparture")) {
+        predicted = true;
+        CHECK(call.at("realtimeDeparture") == live->at("realtimeTime"));
+      }
+  }
+  CHECK(predicted);
+  CHECK(trip.contains("vehicle"));
 }
 
 TEST_CASE("e2e feed with realtime: a source dated ahead of the clock is "

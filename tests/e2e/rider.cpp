@@ -133,3 +133,56 @@ TEST_CASE("e2e rider: dataFreshness is on the engine's clock, as every "
   CHECK_THAT(std::string{plan.at("dataFreshness").as_string()},
              Catch::StartsWith("2026-10-14T12:3"));
 }
+
+TEST_CASE("e2e rider: get_trip follows a departure and a plan leg",
+          "[e2e][rider][get_trip]") {
+  daemon_harness daemon{subway()};
+  test::mcp_client client{daemon.port()};
+  client.initialize();
+  auto board = test::structured(
+    client.call_tool("get_departures", test::departures_args("nyc:631", 3)));
+  auto first = board.at("departures").as_array().at(0).as_object();
+  REQUIRE(first.contains("tripId"));
+  CHECK(first.at("serviceDate").as_string() == "2026-10-14");
+  auto trip = test::structured(client.call_tool(
+    "get_trip", {{"tripId", first.at("tripId")},
+                 {"serviceDate", first.at("serviceDate")}}));
+  CHECK(trip.at("line") == first.at("line"));
+  CHECK(trip.at("headsign") == first.at("destination"));
+  CHECK(trip.at("state").as_string() == "scheduled");
+  CHECK_FALSE(trip.at("realtimeUsed").as_bool());
+  bool here = false;
+  for (const auto& c : trip.at("calls").as_array())
+    if (c.at("stopName").as_string() == "Grand Central-42 St") {
+      here = true;
+      CHECK(c.at("scheduledDeparture") == first.at("scheduledTime"));
+    }
+  CHECK(here);
+
+  auto plan = test::structured(
+    client.call_tool("plan_trip", plan_at("2026-10-14T09:00")));
+  for (const auto& leg :
+       plan.at("itineraries").as_array().at(0).at("legs").as_array())
+    if (leg.as_object().contains("line")) {
+      CHECK(leg.as_object().contains("tripId"));
+      auto ride = test::structured(client.call_tool(
+        "get_trip", {{"tripId", leg.at("tripId")},
+                     {"serviceDate", leg.at("serviceDate")}}));
+      CHECK(ride.at("line") == leg.at("line"));
+    }
+
+  // A trip no provider knows, a malformed date.
+  auto unknown = test::tool_error(
+    client.call_tool("get_trip", {{"tripId", "nyc:not-a-trip"}}));
+  CHECK(unknown.at("code").as_string() == "validation-error");
+  CHECK_THAT(std::string{unknown.at("hint").as_string()},
+             Catch::Contains("get_departures"));
+  auto elsewhere = test::tool_error(
+    client.call_tool("get_trip", {{"tripId", "HSL:1234"}}));
+  CHECK(elsewhere.at("code").as_string() == "validation-error");
+  CHECK_THAT(std::string{elsewhere.at("hint").as_string()},
+             Catch::Contains("nyc:"));
+  auto bad_date = test::tool_error(client.call_tool(
+    "get_trip", {{"tripId", first.at("tripId")}, {"serviceDate", "14.10."}}));
+  CHECK(bad_date.at("code").as_string() == "validation-error");
+}

@@ -1,0 +1,29 @@
+#pragma once
+// The network's own questions on a GTFS timetable, as pure functions: one
+// trip's calls (get_trip). The FEED actor calls them on its current
+// snapshot and realtime layer.
+
+#include "transitd/messages/trip_info.hpp"
+#include "transitd/offline/gtfs_realtime.hpp"
+#include "transitd/offline/gtfs_timetable.hpp"
+
+namespace transitd::gtfs {
+
+/// "2026-10-14" of a day index of `tt` (days since 1970-01-01 minus
+/// `tt.first_day`).
+std::string service_date_of(const timetable& tt, int32_t day);
+
+/// The day index of `tt` whose origin in `zone` is `origin`; nullopt
+/// when none is.
+std::optional<int32_t> day_of_origin(const timetable& tt, uint16_t zone,
+                                     int64_t origin);
+
+/// One trip on one service day (`query.service_day`, else the run nearest
+/// `query.time`: the one under way, else the next, else the last), its
+/// calls in order with the realtime of `rt` (cancelled, skipped, predicted
+/// times) and its vehicle's last report. A trip id not of this feed, or a
+/// day it does not run on, is a validation failure saying what to give.
+outcome<trip_details> trip_of(const timetable& tt, const realtime_layer* rt,
+                              const trip_query& query);
+
+} // namespace transitd::gtfs

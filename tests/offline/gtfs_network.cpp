@@ -1,0 +1,143 @@
+// The network's own questions on the New York subway: one trip's calls.
+
+#include "transitd/offline/gtfs_network.hpp"
+
+#include <catch2/catch.hpp>
+#include <date/date.h>
+#include <date/tz.h>
+
+#include "transitd/offline/gtfs_answers.hpp"
+#include "transitd/offline/gtfs_reader.hpp"
+
+using namespace transitd;
+using namespace transitd::gtfs;
+
+namespace {
+
+std::shared_ptr<const timetable> subway() {
+  static auto tt = [] {
+    auto loaded = load_timetable(
+      "nyc", std::vector<std::string>{std::string{TRANSITD_FIXTURES_DIR}
+                                      + "/gtfs/mta-subway-2026-09/"
+                                        "mta-subway-gtfs.zip"});
+    REQUIRE(loaded);
+    return *loaded;
+  }();
+  return tt;
+}
+
+int64_t new_york(int h, int min, unsigned day = 14) {
+  auto local = date::local_days{date::year{2026} / 10 / day}
+               + std::chrono::hours{h} + std::chrono::minutes{min};
+  return date::locate_zone("America/New_York")
+    ->to_sys(local, date::choose::earliest)
+    .time_since_epoch()
+    .count();
+}
+
+int32_t days(const char* ymd) {
+  std::istringstream in{ymd};
+  date::sys_days d;
+  in >> date::parse("%F", d);
+  return static_cast<int32_t>(d.time_since_epoch().count());
+}
+
+} // namespace
+
+TEST_CASE("get_trip on a feed: a departure's trip, stop by stop",
+          "[gtfs][network][trip]") {
+  auto tt = subway();
+  stop_departures_query board;
+  board.stop_id = "nyc:631";
+  board.start_time = new_york(8, 30);
+  board.time_range_seconds = 1800;
+  auto departures = departures_at(*tt, board);
+  REQUIRE(departures);
+  REQUIRE_FALSE(departures->stop_times.empty());
+  const auto& first = departures->stop_times.front();
+  CHECK_THAT(first.trip_id, Catch::StartsWith("nyc:"));
+  CHECK(first.service_date == "2026-10-14");
+
+  trip_query q;
+  q.trip_id = first.trip_id;
+  q.service_day = days("2026-10-14");
+  auto trip = trip_of(*tt, nullptr, q);
+  REQUIRE(trip);
+  CHECK(trip->service_date == "2026-10-14");
+  CHECK(trip->line == first.line);
+  CHECK(trip->headsign == first.headsign);
+  CHECK(trip->state == "scheduled");
+  CHECK(trip->timezone == "America/New_York");
+  REQUIRE(trip->calls.size() >= 2);
+  // In order, and through Grand Central at the departure's time.
+  bool here = false;
+  for (std::size_t i = 0; i < trip->calls.size(); ++i) {
+    const auto& c = trip->calls[i];
+    CHECK(c.scheduled_arrival <= c.scheduled_departure);
+    if (i > 0)
+      CHECK(trip->calls[i - 1].scheduled_departure <= c.scheduled_arrival);
+    if (c.stop_id.rfind("nyc:631", 0) == 0) {
+      here = true;
+      CHECK(c.scheduled_departure == first.scheduled_departure);
+      CHECK(c.stop_name == "Grand Central-42 St");
+    }
+  }
+  CHECK(here);
+
+  // Without a date: the run nearest the clock, the same one at 08:35.
+  q.service_day.reset();
+  q.time = new_york(8, 35);
+  auto nearest = trip_of(*tt, nullptr, q);
+  REQUIRE(nearest);
+  CHECK(nearest->service_date == "2026-10-14");
+
+  // A weekday trip on a Sunday: refused, saying why.
+  q.service_day = days("2026-10-18");
+  auto sunday = trip_of(*tt, nullptr, q);
+  REQUIRE_FALSE(sunday);
+  CHECK(sunday.error().code == ec::validation_error);
+  CHECK_THAT(sunday.error().message, Catch::Contains("2026-10-18"));
+
+  // Ids of no trip, or of another feed.
+  for (const char* id : {"nyc:no-such-trip", "HSL:1234", "caltrain:124"}) {
+    trip_query bad;
+    bad.trip_id = id;
+    bad.time = q.time;
+    auto refused = trip_of(*tt, nullptr, bad);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().code == ec::validation_error);
+    CHECK_THAT(refused.error().message, Catch::Contains(id));
+  }
+}
+
+TEST_CASE("plan legs name their trip for get_trip", "[gtfs][network][trip]") {
+  auto tt = subway();
+  raptor router{*tt};
+  trip_plan_query q;
+  q.from = {40.7527, -73.9772};
+  q.to = {40.6782, -73.9442};
+  q.time = new_york(8, 30);
+  auto plans = plan_trips(router, *tt, q);
+  REQUIRE_FALSE(plans.itineraries.empty());
+  int rides = 0;
+  for (const auto& leg : plans.itineraries.front().legs) {
+    if (!leg.transit)
+      continue;
+    ++rides;
+    REQUIRE(leg.trip_id);
+    REQUIRE(leg.service_date);
+    trip_query tq;
+    tq.trip_id = *leg.trip_id;
+    tq.service_day = days(leg.service_date->c_str());
+    auto trip = trip_of(*tt, nullptr, tq);
+    REQUIRE(trip);
+    // The leg's boarding is one of the trip's calls, at the leg's time.
+    bool boards = false;
+    for (const auto& c : trip->calls)
+      boards = boards
+               || (c.stop_id == leg.from.stop_id
+                   && c.scheduled_departure == leg.scheduled_start);
+    CHECK(boards);
+  }
+  CHECK(rides > 0);
+}
