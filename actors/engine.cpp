@@ -12,6 +12,7 @@
 #include "transitd/actors/departures_board.hpp"
 #include "transitd/actors/london_journeys.hpp"
 #include "transitd/actors/stop_finder.hpp"
+#include "transitd/actors/reach_finder.hpp"
 #include "transitd/actors/realtime_tools.hpp"
 #include "transitd/actors/tool_router.hpp"
 #include "transitd/actors/trip_viewer.hpp"
@@ -259,6 +260,8 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   if (result.provider_switch)
     network = result.provider_switch;
   result.trip_viewer = system.spawn(trip_viewer, network, tool_defaults());
+  result.reach_finder = system.spawn(reach_finder, network,
+                                     result.variable_store, tool_defaults());
   trip_planner_options planner;
   planner.tool = helsinki;
   planner.area = config.plan_region;
@@ -298,6 +301,7 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   targets.serve<vehicle_positions_request>(result.vehicle_tracker);
   targets.serve<service_alerts_request>(result.alert_board);
   targets.serve<get_trip_request>(result.trip_viewer);
+  targets.serve<reachable_request>(result.reach_finder);
   targets.limiter = result.limiter;
   targets.cancel_listeners = {result.timetable_cache, result.geocoding_cache};
   targets.cancel_listeners.insert(targets.cancel_listeners.end(),
@@ -343,6 +347,7 @@ void engine::shutdown() {
   stop(vehicle_tracker);
   stop(alert_board);
   stop(trip_viewer);
+  stop(reach_finder);
   stop(address_geocoder);
   stop(trip_planner);
   stop(station_toilets);

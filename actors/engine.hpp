@@ -158,6 +158,7 @@ struct engine {
   vehicle_tracker_actor vehicle_tracker;
   alert_board_actor alert_board;
   trip_viewer_actor trip_viewer;
+  reach_finder_actor reach_finder;
   address_geocoder_actor address_geocoder;
   trip_planner_actor trip_planner;
   station_toilets_actor station_toilets;

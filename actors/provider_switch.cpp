@@ -375,6 +375,30 @@ provider_switch_actor::behavior_type provider_switch(
       }
       return self->delegate(entries[*i].realtime, std::move(q));
     },
+    [self](reach_query& q) -> caf::result<reach_result> {
+      const auto& entries = self->state.entries;
+      std::optional<std::size_t> i;
+      if (!q.from_stop.empty()) {
+        i = entry_for_prefixed(entries, q.from_stop);
+        if (!i)
+          return to_error(unknown_id(entries, "stop", q.from_stop,
+                                     "find stop ids with find_stops"));
+      } else {
+        for (std::size_t e = 0; e < entries.size() && !i; ++e)
+          if (entries[e].network && entry_holds(entries[e], {q.from}))
+            i = e;
+        if (!i) {
+          for (const auto& e : entries)
+            if (entry_holds(e, {q.from}))
+              return to_error(make_failure(
+                ec::data_not_available,
+                e.name + " does not answer reachable",
+                "reachable works on the GTFS feeds served here"));
+          return to_error(outside_every_area(entries, "the origin lies"));
+        }
+      }
+      return self->delegate(entries[*i].network, std::move(q));
+    },
     [self](trip_query& q) -> caf::result<trip_details> {
       const auto& entries = self->state.entries;
       auto i = entry_for_prefixed(entries, q.trip_id);

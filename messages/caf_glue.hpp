@@ -14,6 +14,7 @@
 #include "transitd/messages/geocoding.hpp"
 #include "transitd/messages/http.hpp"
 #include "transitd/messages/london.hpp"
+#include "transitd/messages/reach.hpp"
 #include "transitd/messages/realtime.hpp"
 #include "transitd/messages/resilience.hpp"
 #include "transitd/messages/shared.hpp"
@@ -139,4 +140,8 @@ CAF_BEGIN_TYPE_ID_BLOCK(transitd, TRANSITD_TYPE_ID_OFFSET)
   CAF_ADD_TYPE_ID(transitd, (transitd::trip_details))
   CAF_ADD_TYPE_ID(transitd, (transitd::get_trip_request))
   CAF_ADD_TYPE_ID(transitd, (transitd::get_trip_reply))
+  CAF_ADD_TYPE_ID(transitd, (transitd::reach_query))
+  CAF_ADD_TYPE_ID(transitd, (transitd::reach_result))
+  CAF_ADD_TYPE_ID(transitd, (transitd::reachable_request))
+  CAF_ADD_TYPE_ID(transitd, (transitd::reachable_reply))
 CAF_END_TYPE_ID_BLOCK(transitd)

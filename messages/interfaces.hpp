@@ -130,7 +130,9 @@ using realtime_info_actor = caf::typed_actor<
 using network_info_actor = caf::typed_actor<
   // One trip on one service day; validation-error for a trip the provider
   // does not know or a day it does not run.
-  caf::replies_to<trip_query>::with<trip_details>>;
+  caf::replies_to<trip_query>::with<trip_details>,
+  // Every stop reachable from a place within a time budget.
+  caf::replies_to<reach_query>::with<reach_result>>;
 
 /// DIGITRANSIT_ROUTING: one actor serving TIMETABLE, JOURNEY_PLANNER and
 /// REALTIME_INFO (alerts; no vehicles) over the same GraphQL endpoint.
@@ -158,6 +160,7 @@ using feed_actor = caf::typed_actor<
   caf::replies_to<alerts_query>::with<alert_list>,
   // The network's own questions (NETWORK_INFO).
   caf::replies_to<trip_query>::with<trip_details>,
+  caf::replies_to<reach_query>::with<reach_result>,
   // feed.NAME.loaded, stops, trips, stop_times, skipped_rows, load_ms, ...
   caf::replies_to<get_counters>::with<counters>,
   // Internal timer: check the sources again (every refresh_s).
@@ -181,8 +184,10 @@ using provider_switch_actor = caf::typed_actor<
   // that feed, a point to the provider whose area holds it.
   caf::replies_to<vehicles_query>::with<vehicle_list>,
   caf::replies_to<alerts_query>::with<alert_list>,
-  // A trip id to the provider its prefix names.
-  caf::replies_to<trip_query>::with<trip_details>>;
+  // A trip id to the provider its prefix names; a reach to the one whose
+  // stop or area holds its start.
+  caf::replies_to<trip_query>::with<trip_details>,
+  caf::replies_to<reach_query>::with<reach_result>>;
 
 /// GEOCODING_CACHE: the same cache in front of GEOCODING.
 using geocoding_cache_actor = geocoding_actor::extend<
@@ -240,6 +245,11 @@ using alert_board_actor = caf::typed_actor<
 using trip_viewer_actor = caf::typed_actor<
   caf::replies_to<get_trip_request>::with<get_trip_reply>>;
 
+/// REACH_FINDER: the reachable tool. Validates, resolves a label, asks
+/// NETWORK_INFO, dates the answer.
+using reach_finder_actor = caf::typed_actor<
+  caf::replies_to<reachable_request>::with<reachable_reply>>;
+
 /// TOOL_ROUTER: the single entry point for tool calls; dispatches each typed
 /// request to its tool actor.
 using tool_router_actor = caf::typed_actor<
@@ -267,6 +277,8 @@ using tool_router_actor = caf::typed_actor<
   caf::replies_to<service_alerts_request>::with<service_alerts_reply>,
   // get_trip, answered by TRIP_VIEWER.
   caf::replies_to<get_trip_request>::with<get_trip_reply>,
+  // reachable, answered by REACH_FINDER.
+  caf::replies_to<reachable_request>::with<reachable_reply>,
   // Stop a call's upstream work: told to every cache and gate.
   caf::reacts_to<cancel_call>>;
 

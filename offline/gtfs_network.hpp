@@ -3,9 +3,11 @@
 // trip's calls (get_trip). The FEED actor calls them on its current
 // snapshot and realtime layer.
 
+#include "transitd/messages/reach.hpp"
 #include "transitd/messages/trip_info.hpp"
 #include "transitd/offline/gtfs_realtime.hpp"
 #include "transitd/offline/gtfs_timetable.hpp"
+#include "transitd/offline/raptor.hpp"
 
 namespace transitd::gtfs {
 
@@ -25,5 +27,16 @@ std::optional<int32_t> day_of_origin(const timetable& tt, uint16_t zone,
 /// day it does not run on, is a validation failure saying what to give.
 outcome<trip_details> trip_of(const timetable& tt, const realtime_layer* rt,
                               const trip_query& query);
+
+/// Every station (or stop without one) reachable from `query.from` (or
+/// the stop `query.from_stop`, boarding at its platforms) leaving at
+/// `query.time` within `query.max_seconds`: one one-to-all RAPTOR search
+/// (walking as in plan_trip), earliest first, at most `query.limit`
+/// listed; the summary (total, lines, modes) counts them all. A time
+/// outside the feed's days is a failure naming them; a stop id not of this
+/// feed, a validation failure.
+outcome<reach_result> reach_from(raptor& router, const timetable& tt,
+                                 const reach_query& query,
+                                 const realtime_layer* rt = nullptr);
 
 } // namespace transitd::gtfs

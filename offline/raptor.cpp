@@ -116,6 +116,56 @@ constexpr int64_t onward(int64_t t, int64_t seconds) {
 
 } // namespace
 
+std::vector<reach_label> raptor::reach(const journey_request& request,
+                                       int64_t limit) {
+  auto rq = request;
+  rq.arrive_by = false;
+  one_to_all_ = true;
+  prepare<false>(rq);
+  seed_walks<false>();
+  one_to_all_ = false;
+  // Labels later than the limit are pruned as a later arrival at a target
+  // would be.
+  dest_best_ = limit + 1;
+  mark_running_patterns();
+  const auto S = tt_.stops.size();
+  const auto K = static_cast<int32_t>(rounds_) - 1;
+  for (int32_t k = 1; k <= K && !marked_list_.empty(); ++k) {
+    if (rq.stop && rq.stop->load(std::memory_order_relaxed))
+      return {};
+    const auto base = static_cast<std::size_t>(k) * S;
+    queue_patterns<false>();
+    rode_.clear();
+    for (auto p_index : queued_)
+      scan_pattern<false>(p_index, base, base - S);
+    for (auto s : rode_) // no target to reach: only the marks to clear
+      ride_marked_[s] = 0;
+    walk_on<false>(base);
+  }
+  // Each stop's earliest arrival, by vehicle or on foot (a change at the
+  // stop itself is no arrival), with the rides of the round that made it.
+  std::vector<reach_label> out;
+  for (uint32_t s = 0; s < S; ++s) {
+    reach_label best{s, limit + 1, 0};
+    for (int32_t k = 0; k <= K; ++k) {
+      auto at = static_cast<std::size_t>(k) * S + s;
+      if (k > 0 && ride_[at] < best.arrival)
+        best = {s, ride_[at], k};
+      if (ready_[at] < best.arrival
+          && (k == 0 || ready_parent_[at].stop != s))
+        best = {s, ready_[at], k};
+    }
+    if (best.arrival <= limit)
+      out.push_back(best);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const reach_label& a, const reach_label& b) {
+              return a.arrival != b.arrival ? a.arrival < b.arrival
+                                            : a.stop < b.stop;
+            });
+  return out;
+}
+
 template <bool Backward>
 std::vector<journey> raptor::run(const journey_request& rq) {
   prepare<Backward>(rq);
@@ -215,6 +265,8 @@ void raptor::seed_walks() {
     marked_[s] = 1;
     marked_list_.push_back(s);
   }
+  if (one_to_all_)
+    return; // no target: every stop is one
   for (auto [s, d] : ends(target_point, Backward ? rq.from_stops : rq.to_stops))
     if (stop_ok(s))
       target_walk_[s] = walk_seconds(d);

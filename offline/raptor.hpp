@@ -72,6 +72,14 @@ struct journey {
   int32_t rides = 0;
 };
 
+/// A stop reached from a point (one-to-all): its earliest arrival and the
+/// vehicles ridden to get there then.
+struct reach_label {
+  uint32_t stop = 0;
+  int64_t arrival = 0;
+  int32_t rides = 0;
+};
+
 /// A router with its scratch space; one per thread.
 class raptor {
 public:
@@ -81,6 +89,13 @@ public:
   /// over (departure, rides) for one arrival), sorted by arrival. Includes a
   /// walk-only journey when the points are within walking distance.
   std::vector<journey> route(const journey_request& request);
+
+  /// One-to-all: every stop reachable from `request.from` (or its
+  /// `from_stops`) leaving at `request.time`, arriving by `limit` (epoch
+  /// seconds), with at most `max_transfers` changes; walking as in
+  /// `route`. Sorted by arrival. `to` and `arrive_by` are not read.
+  std::vector<reach_label> reach(const journey_request& request,
+                                 int64_t limit);
 
 private:
   /// A round's best arrival at the destination: with `rides` vehicles,
@@ -186,6 +201,8 @@ private:
   std::vector<uint8_t> active_;
   // The query running.
   const journey_request* rq_ = nullptr;
+  /// A one-to-all search (`reach`): no target, no walk alone.
+  bool one_to_all_ = false;
   bool wheelchair_ = false;
   double max_walk_ = 0;
   /// The best arrival at the destination so far (backward: departure).

@@ -411,7 +411,8 @@ void run_realtime(const gtfs_feed_options& options, feed_slot& slot,
 /// A router of its own (RAPTOR and its scratch space) on the feed's
 /// current snapshot; FEED spreads plan queries over a few of them.
 using feed_router_actor = caf::typed_actor<
-  caf::replies_to<trip_plan_query>::with<trip_plans>>;
+  caf::replies_to<trip_plan_query>::with<trip_plans>,
+  caf::replies_to<reach_query>::with<reach_result>>;
 
 caf::error not_loaded(const feed_slot& slot);
 
@@ -480,6 +481,24 @@ feed_router_actor::behavior_type feed_router(
           std::chrono::steady_clock::now() - started)
           .count());
       return answer;
+    },
+    [self](reach_query& q) -> caf::result<reach_result> {
+      auto& st = self->state;
+      auto tt = st.slot->current();
+      if (!tt)
+        return not_loaded(*st.slot);
+      if (st.routed != tt) {
+        st.router = std::make_unique<gtfs::raptor>(*tt);
+        st.routed = tt;
+      }
+      auto now_s = (now_ms() + st.clock_offset_ms) / 1000;
+      auto rt = st.slot->realtime_for(*tt, now_s, st.max_age_s);
+      auto answer = gtfs::reach_from(*st.router, *tt, q, rt.layer.get());
+      if (!answer)
+        return to_error(answer.error());
+      answer->fetched_ms = now_s * 1000;
+      answer->warnings = std::move(rt.warnings);
+      return std::move(*answer);
     },
   };
 }
@@ -659,6 +678,11 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
       if (!place)
         return to_error(place.error());
       return std::move(*place);
+    },
+    [self](reach_query& q) -> caf::delegated<reach_result> {
+      auto& st = self->state;
+      auto& router = st.routers[st.next_router++ % st.routers.size()];
+      return self->delegate(router, std::move(q));
     },
     [self](cancel_call& c) {
       // A search in flight stops at its next round (a plan_trip's relaxed

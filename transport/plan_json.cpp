@@ -12,8 +12,6 @@ namespace json = boost::json;
 
 namespace transitd::mcp {
 
-namespace {
-
 field location_field(std::string name, std::string what) {
   return field::tagged(
     std::move(name), "type",
@@ -32,6 +30,51 @@ field location_field(std::string name, std::string what) {
                  .required()}}},
     std::move(what));
 }
+
+location_input read_location(const arguments& args, std::string_view name) {
+  auto object = *args.object(name);
+  location_input out;
+  auto type = *object.string("type");
+  if (type == "label") {
+    out.type = location_input::kind::label;
+    out.label = *object.string("value");
+  } else if (type == "stop") {
+    out.type = location_input::kind::stop;
+    out.stop_id = *object.string("value");
+  } else {
+    out.type = location_input::kind::coords;
+    out.position = *read_coordinate(object, "value");
+  }
+  return out;
+}
+
+json::object location_ref_schema() {
+  json::object props;
+  props["coordinate"] = schema_coordinate();
+  props["label"] = schema_string();
+  props["name"] = schema_string();
+  props["address"] = schema_string();
+  props["rawSource"] = schema_enum({"input", "variable"});
+  props["stopId"] = schema_string("the stop the trip starts or ends at");
+  return schema_object(std::move(props), {"coordinate", "rawSource"});
+}
+
+json::object location_ref_json(const location_ref& ref) {
+  json::object out{{"coordinate",
+                    coordinate_json(ref.position.lat, ref.position.lon)},
+                   {"rawSource", ref.raw_source}};
+  if (ref.label)
+    out["label"] = *ref.label;
+  if (ref.name)
+    out["name"] = *ref.name;
+  if (ref.address)
+    out["address"] = *ref.address;
+  if (ref.stop_id)
+    out["stopId"] = *ref.stop_id;
+  return out;
+}
+
+namespace {
 
 field constraints_field() {
   return field::object(
@@ -68,34 +111,6 @@ const field& plan_trip_input() {
                     "search a relaxed alternative when disrupted")
        .fallback(true)});
   return input;
-}
-
-location_input read_location(const arguments& args, std::string_view name) {
-  auto object = *args.object(name);
-  location_input out;
-  auto type = *object.string("type");
-  if (type == "label") {
-    out.type = location_input::kind::label;
-    out.label = *object.string("value");
-  } else if (type == "stop") {
-    out.type = location_input::kind::stop;
-    out.stop_id = *object.string("value");
-  } else {
-    out.type = location_input::kind::coords;
-    out.position = *read_coordinate(object, "value");
-  }
-  return out;
-}
-
-json::object location_ref_schema() {
-  json::object props;
-  props["coordinate"] = schema_coordinate();
-  props["label"] = schema_string();
-  props["name"] = schema_string();
-  props["address"] = schema_string();
-  props["rawSource"] = schema_enum({"input", "variable"});
-  props["stopId"] = schema_string("the stop the trip starts or ends at");
-  return schema_object(std::move(props), {"coordinate", "rawSource"});
 }
 
 json::object place_schema() {
@@ -241,18 +256,7 @@ outcome<plan_trip_request> parse_plan_trip(const json::object& raw) {
 
 json::object to_json(const plan_trip_reply& reply) {
   auto location = [](const location_ref& ref) {
-    json::object out{{"coordinate",
-                      coordinate_json(ref.position.lat, ref.position.lon)},
-                     {"rawSource", ref.raw_source}};
-    if (ref.label)
-      out["label"] = *ref.label;
-    if (ref.name)
-      out["name"] = *ref.name;
-    if (ref.address)
-      out["address"] = *ref.address;
-    if (ref.stop_id)
-      out["stopId"] = *ref.stop_id;
-    return out;
+    return location_ref_json(ref);
   };
   const auto& zone = reply.timezone;
   json::array itineraries;

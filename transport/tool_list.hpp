@@ -7,6 +7,7 @@
 #include "transitd/transport/geocode_json.hpp"
 #include "transitd/transport/london_json.hpp"
 #include "transitd/transport/plan_json.hpp"
+#include "transitd/transport/reach_json.hpp"
 #include "transitd/transport/realtime_json.hpp"
 #include "transitd/transport/stops_json.hpp"
 #include "transitd/transport/tool_catalog.hpp"
@@ -35,6 +36,8 @@ void visit_tools(Visitor& v) {
     service_alerts_spec(), parse_service_alerts);
   v.template tool<get_trip_request, get_trip_reply>(get_trip_spec(),
                                                     parse_get_trip);
+  v.template tool<reachable_request, reachable_reply>(reachable_spec(),
+                                                      parse_reachable);
   v.template london<station_toilets_request, station_toilets_reply>(
     station_toilets_spec(), parse_station_toilets,
     london_tool::station_toilets);

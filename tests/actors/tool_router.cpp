@@ -64,6 +64,16 @@ trip_viewer_actor::behavior_type echo_trips() {
   };
 }
 
+reach_finder_actor::behavior_type echo_reach() {
+  return {
+    [](const reachable_request& request) {
+      reachable_reply reply;
+      reply.correlation_id = request.context.correlation_id;
+      return reply;
+    },
+  };
+}
+
 /// An ADDRESS_GEOCODER that echoes the correlation id.
 address_geocoder_actor::behavior_type echo_geocoder() {
   return {
@@ -143,6 +153,7 @@ tool_router_targets targets(caf::actor_system& sys,
   t.serve<vehicle_positions_request>(sys.spawn(echo_tracker));
   t.serve<service_alerts_request>(sys.spawn(echo_alerts));
   t.serve<get_trip_request>(sys.spawn(echo_trips));
+  t.serve<reachable_request>(sys.spawn(echo_reach));
   t.limiter = sys.spawn(rate_limiter, tool_limits(tools));
   t.tools = std::move(tools);
   return t;

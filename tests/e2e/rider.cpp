@@ -186,3 +186,62 @@ TEST_CASE("e2e rider: get_trip follows a departure and a plan leg",
     "get_trip", {{"tripId", first.at("tripId")}, {"serviceDate", "14.10."}}));
   CHECK(bad_date.at("code").as_string() == "validation-error");
 }
+
+TEST_CASE("e2e rider: reachable from a point, a stop and a saved place",
+          "[e2e][rider][reachable]") {
+  daemon_harness daemon{subway()};
+  test::mcp_client client{daemon.port()};
+  client.initialize();
+  auto from_point = test::structured(client.call_tool(
+    "reachable", {{"origin", coords(40.7527, -73.9772)},
+                  {"when", "2026-10-14T09:00"},
+                  {"maxMinutes", 20},
+                  {"limit", 10}}));
+  CHECK(from_point.at("requested").as_string() == "2026-10-14T09:00:00-04:00");
+  auto stops = from_point.at("stops").as_array();
+  REQUIRE(stops.size() == 10);
+  const auto& summary = from_point.at("summary").as_object();
+  CHECK(summary.at("stations").as_int64() > 10); // all counted, 10 listed
+  CHECK_FALSE(summary.at("lines").as_array().empty());
+  int64_t last = 0;
+  for (const auto& s : stops) {
+    auto minutes = s.at("minutes").as_int64();
+    CHECK(minutes >= last);
+    CHECK(minutes <= 20);
+    last = minutes;
+  }
+  // Grand Central itself, on foot.
+  CHECK(stops[0].at("stopId").as_string() == "nyc:631");
+  CHECK(stops[0].at("rides").as_int64() == 0);
+
+  // From a station: its platforms, named in the origin.
+  auto from_stop = test::structured(client.call_tool(
+    "reachable", {{"origin", {{"type", "stop"}, {"value", "nyc:127"}}},
+                  {"maxMinutes", 15}}));
+  CHECK(from_stop.at("origin").at("name").as_string() == "Times Sq-42 St");
+  CHECK(from_stop.at("origin").at("stopId").as_string() == "nyc:127");
+  // A longer budget reaches more.
+  auto longer = test::structured(client.call_tool(
+    "reachable", {{"origin", {{"type", "stop"}, {"value", "nyc:127"}}},
+                  {"maxMinutes", 45}}));
+  CHECK(longer.at("summary").at("stations").as_int64()
+        > from_stop.at("summary").at("stations").as_int64());
+
+  // A saved place.
+  client.call_tool("save_user_variable",
+                   {{"key", "office"},
+                    {"type", "location"},
+                    {"value", {{"lat", 40.7527}, {"lon", -73.9772}}}});
+  auto saved = test::structured(client.call_tool(
+    "reachable", {{"origin", {{"type", "label"}, {"value", "office"}}},
+                  {"maxMinutes", 10}}));
+  CHECK(saved.at("origin").at("label").as_string() == "office");
+
+  // Out of range, and outside every area.
+  auto too_long = test::tool_error(client.call_tool(
+    "reachable", {{"origin", coords(40.7527, -73.9772)}, {"maxMinutes", 121}}));
+  CHECK(too_long.at("code").as_string() == "validation-error");
+  auto far = test::tool_error(client.call_tool(
+    "reachable", {{"origin", coords(0.0, 0.0)}}));
+  CHECK(far.at("code").as_string() == "unsupported-region");
+}

@@ -568,3 +568,58 @@ TEST_CASE("transfers.txt's connections are the agency's: a rider's walk "
     }
   CHECK(change);
 }
+
+TEST_CASE("reach (one-to-all) equals the connection scan's arrivals on the "
+          "New York subway",
+          "[raptor][reference][reach]") {
+  auto tt = load("mta-subway-2026-09/mta-subway-gtfs.zip");
+  raptor router{*tt};
+  std::vector<uint32_t> routable;
+  for (uint32_t s = 0; s < tt->stops.size(); ++s)
+    if (tt->routable(s))
+      routable.push_back(s);
+  std::mt19937 rng{33};
+  std::uniform_int_distribution<std::size_t> pick(0, routable.size() - 1);
+  std::uniform_int_distribution<int> second(5 * 3600, 23 * 3600);
+  std::uniform_real_distribution<double> jitter(-0.003, 0.003);
+  int compared = 0;
+  for (int q = 0; q < 40; ++q) {
+    journey_request rq;
+    auto a = tt->stops[routable[pick(rng)]].position;
+    rq.from = {a.lat + jitter(rng), a.lon + jitter(rng)};
+    rq.time = local_epoch("America/New_York", 2026, 10, 14, second(rng));
+    rq.max_walk_meters = q % 2 == 0 ? 800 : 300;
+    rq.max_transfers = q % 4;
+    auto limit = rq.time + (q % 3 == 0 ? 30 : 60) * 60;
+    test::csa_reference reference{*tt, rq.time};
+    auto expected = reference.arrivals(rq.from, rq.time,
+                                       rq.max_transfers + 1,
+                                       rq.max_walk_meters, limit);
+    auto found = router.reach(rq, limit);
+    INFO("query " << q << " from " << rq.from.lat << "," << rq.from.lon
+                  << " at " << rq.time);
+    std::vector<int64_t> got(tt->stops.size(),
+                             test::csa_reference::never);
+    std::vector<int32_t> rides(tt->stops.size(), -1);
+    for (std::size_t i = 0; i < found.size(); ++i) {
+      got[found[i].stop] = found[i].arrival;
+      rides[found[i].stop] = found[i].rides;
+      if (i > 0)
+        CHECK(found[i - 1].arrival <= found[i].arrival);
+    }
+    const auto& best = expected.back();
+    for (uint32_t s = 0; s < tt->stops.size(); ++s) {
+      INFO("stop " << tt->stops[s].id);
+      CHECK(got[s] == best[s]);
+      if (best[s] != test::csa_reference::never) {
+        // The fewest vehicles that arrive that early.
+        int32_t k = 0;
+        while (expected[static_cast<std::size_t>(k)][s] != best[s])
+          ++k;
+        CHECK(rides[s] == k);
+        ++compared;
+      }
+    }
+  }
+  CHECK(compared > 1000);
+}

@@ -168,6 +168,80 @@ public:
     return best;
   }
 
+  /// One-to-all: the earliest arrival at every stop with at most k
+  /// vehicles (k = 0..rides), by vehicle where it may be left or on foot
+  /// (from the point, or along a footpath after a ride); `never` when not
+  /// by `limit`.
+  std::vector<std::vector<int64_t>> arrivals(const coordinate& from,
+                                             int64_t time, int32_t rides,
+                                             int32_t max_walk,
+                                             int64_t limit) const {
+    const auto n = tt_.stops.size();
+    const auto K = static_cast<std::size_t>(rides);
+    std::vector<std::vector<int64_t>> ready(K + 1,
+                                            std::vector<int64_t>(n, never));
+    std::vector<std::vector<int64_t>> arrive(K + 1,
+                                             std::vector<int64_t>(n, never));
+    std::vector<std::vector<char>> on(K + 1, std::vector<char>(trips_, 0));
+    for (uint32_t s = 0; s < n; ++s) {
+      if (!tt_.routable(s))
+        continue;
+      auto d = distance_m(from, tt_.stops[s].position);
+      if (d <= max_walk)
+        for (std::size_t k = 0; k <= K; ++k)
+          ready[k][s] = arrive[k][s] = time + gtfs::walk_seconds(d);
+    }
+    auto improve = [&](std::vector<std::vector<int64_t>>& label,
+                       std::size_t k, uint32_t s, int64_t t) {
+      bool better = t < label[k][s];
+      for (auto j = k; j <= K; ++j)
+        label[j][s] = std::min(label[j][s], t);
+      return better;
+    };
+    auto first = std::lower_bound(
+      connections_.begin(), connections_.end(), time,
+      [](const connection& c, int64_t t) { return c.departure < t; });
+    for (auto group = first;
+         group != connections_.end() && group->departure <= limit;) {
+      auto end = group;
+      while (end != connections_.end() && end->departure == group->departure)
+        ++end;
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (auto c = group; c != end; ++c)
+          for (std::size_t k = 1; k <= K; ++k) {
+            if (!on[k][c->trip] && c->pickup
+                && ready[k - 1][c->from] <= c->departure) {
+              on[k][c->trip] = 1;
+              changed = true;
+            }
+            if (!on[k][c->trip] || !c->drop_off)
+              continue;
+            improve(arrive, k, c->to, c->arrival);
+            changed = improve(ready, k, c->to,
+                              c->arrival + tt_.change_seconds[c->to])
+                      || changed;
+            for (auto f = tt_.out_begin[c->to]; f < tt_.out_begin[c->to + 1];
+                 ++f) {
+              const auto& path = tt_.out[f];
+              if (path.meters > max_walk && !path.listed)
+                continue;
+              improve(arrive, k, path.stop, c->arrival + path.seconds);
+              changed = improve(ready, k, path.stop,
+                                c->arrival + path.seconds)
+                        || changed;
+            }
+          }
+      }
+      group = end;
+    }
+    for (auto& per_k : arrive)
+      for (auto& t : per_k)
+        if (t > limit)
+          t = never;
+    return arrive;
+  }
+
 private:
   const gtfs::timetable& tt_;
   std::vector<connection> connections_;

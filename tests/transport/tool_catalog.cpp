@@ -296,7 +296,7 @@ TEST_CASE("every tool enforces exactly the bounds its schema shows",
           "[tool_catalog][validation]") {
   declared_tools declared;
   mcp::visit_tools(declared);
-  REQUIRE(declared.tools.size() == 12);
+  REQUIRE(declared.tools.size() == 13);
   int bounds_checked = 0;
   for (const auto& [name, tool] : declared.tools) {
     INFO(name);
@@ -372,9 +372,9 @@ TEST_CASE("every tool enforces exactly the bounds its schema shows",
     };
     each_property(tool.schema, {}, visit);
   }
-  // windowMinutes, limit (x4), radius (x2), maxResults, size,
-  // maxWalkingDistance, maxTransfers.
-  CHECK(bounds_checked == 11);
+  // windowMinutes, limit (x5), radius (x2), maxResults, size,
+  // maxWalkingDistance (x2), maxTransfers (x2), maxMinutes.
+  CHECK(bounds_checked == 15);
 }
 
 TEST_CASE("a bad value is worded alike over MCP and by the actor rule an "
