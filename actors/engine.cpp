@@ -9,6 +9,7 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "transitd/actors/address_geocoder.hpp"
+#include "transitd/actors/coverage_board.hpp"
 #include "transitd/actors/departures_board.hpp"
 #include "transitd/actors/london_journeys.hpp"
 #include "transitd/actors/stop_finder.hpp"
@@ -50,6 +51,39 @@ london_journey_actor::behavior_type no_london_journeys() {
                         "a providers.london_journeys factory");
     },
   };
+}
+
+/// transit_coverage's upstream providers: Digitransit when it serves,
+/// TfL when configured, as the engine runs them.
+std::vector<provider_coverage> upstream_coverage(const engine_config& config,
+                                                 bool digitransit) {
+  std::vector<provider_coverage> out;
+  if (digitransit) {
+    provider_coverage hsl;
+    hsl.name = "Digitransit";
+    hsl.kind = "digitransit";
+    hsl.state = config.demo_routing ? "demo" : "live";
+    hsl.id_prefix = "HSL:";
+    hsl.area = config.plan_region;
+    hsl.agencies = {"HSL"};
+    hsl.timezone = "Europe/Helsinki";
+    hsl.tools = tools_of("digitransit", false);
+    out.push_back(std::move(hsl));
+  }
+  bool toilets = config.demo_station_data
+                 || static_cast<bool>(config.station_toilets.reader);
+  if (!config.tfl.url.empty() || config.providers.london_journeys) {
+    provider_coverage tfl;
+    tfl.name = "TfL";
+    tfl.kind = "tfl";
+    tfl.state = config.demo_tfl ? "demo" : "live";
+    tfl.area = region{51.28, 51.70, -0.51, 0.34, "Greater London"};
+    tfl.agencies = {"Transport for London"};
+    tfl.timezone = "Europe/London";
+    tfl.tools = tools_of("tfl", false, toilets);
+    out.push_back(std::move(tfl));
+  }
+  return out;
 }
 
 /// `choice` when set, else `fallback`.
@@ -262,6 +296,9 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   result.trip_viewer = system.spawn(trip_viewer, network, tool_defaults());
   result.reach_finder = system.spawn(reach_finder, network,
                                      result.variable_store, tool_defaults());
+  result.coverage_board = system.spawn(coverage_board, result.feeds,
+                                       upstream_coverage(config, digitransit),
+                                       tool_defaults());
   trip_planner_options planner;
   planner.tool = helsinki;
   planner.area = config.plan_region;
@@ -302,6 +339,7 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   targets.serve<service_alerts_request>(result.alert_board);
   targets.serve<get_trip_request>(result.trip_viewer);
   targets.serve<reachable_request>(result.reach_finder);
+  targets.serve<transit_coverage_request>(result.coverage_board);
   targets.limiter = result.limiter;
   targets.cancel_listeners = {result.timetable_cache, result.geocoding_cache};
   targets.cancel_listeners.insert(targets.cancel_listeners.end(),
@@ -348,6 +386,7 @@ void engine::shutdown() {
   stop(alert_board);
   stop(trip_viewer);
   stop(reach_finder);
+  stop(coverage_board);
   stop(address_geocoder);
   stop(trip_planner);
   stop(station_toilets);

@@ -159,6 +159,7 @@ struct engine {
   alert_board_actor alert_board;
   trip_viewer_actor trip_viewer;
   reach_finder_actor reach_finder;
+  coverage_board_actor coverage_board;
   address_geocoder_actor address_geocoder;
   trip_planner_actor trip_planner;
   station_toilets_actor station_toilets;

@@ -8,6 +8,7 @@
 #include <caf/message.hpp>
 #include <caf/type_id.hpp>
 
+#include "transitd/messages/coverage.hpp"
 #include "transitd/messages/departures.hpp"
 #include "transitd/messages/error.hpp"
 #include "transitd/messages/feeds.hpp"
@@ -144,4 +145,8 @@ CAF_BEGIN_TYPE_ID_BLOCK(transitd, TRANSITD_TYPE_ID_OFFSET)
   CAF_ADD_TYPE_ID(transitd, (transitd::reach_result))
   CAF_ADD_TYPE_ID(transitd, (transitd::reachable_request))
   CAF_ADD_TYPE_ID(transitd, (transitd::reachable_reply))
+  CAF_ADD_TYPE_ID(transitd, (transitd::coverage_query))
+  CAF_ADD_TYPE_ID(transitd, (transitd::provider_coverage))
+  CAF_ADD_TYPE_ID(transitd, (transitd::transit_coverage_request))
+  CAF_ADD_TYPE_ID(transitd, (transitd::transit_coverage_reply))
 CAF_END_TYPE_ID_BLOCK(transitd)

@@ -161,6 +161,8 @@ using feed_actor = caf::typed_actor<
   // The network's own questions (NETWORK_INFO).
   caf::replies_to<trip_query>::with<trip_details>,
   caf::replies_to<reach_query>::with<reach_result>,
+  // What it serves (transit_coverage): area, agencies, days, realtime.
+  caf::replies_to<coverage_query>::with<provider_coverage>,
   // feed.NAME.loaded, stops, trips, stop_times, skipped_rows, load_ms, ...
   caf::replies_to<get_counters>::with<counters>,
   // Internal timer: check the sources again (every refresh_s).
@@ -250,6 +252,11 @@ using trip_viewer_actor = caf::typed_actor<
 using reach_finder_actor = caf::typed_actor<
   caf::replies_to<reachable_request>::with<reachable_reply>>;
 
+/// COVERAGE_BOARD: the transit_coverage tool. Asks each FEED to describe
+/// itself and adds the upstream providers the engine runs.
+using coverage_board_actor = caf::typed_actor<
+  caf::replies_to<transit_coverage_request>::with<transit_coverage_reply>>;
+
 /// TOOL_ROUTER: the single entry point for tool calls; dispatches each typed
 /// request to its tool actor.
 using tool_router_actor = caf::typed_actor<
@@ -279,6 +286,8 @@ using tool_router_actor = caf::typed_actor<
   caf::replies_to<get_trip_request>::with<get_trip_reply>,
   // reachable, answered by REACH_FINDER.
   caf::replies_to<reachable_request>::with<reachable_reply>,
+  // transit_coverage, answered by COVERAGE_BOARD.
+  caf::replies_to<transit_coverage_request>::with<transit_coverage_reply>,
   // Stop a call's upstream work: told to every cache and gate.
   caf::reacts_to<cancel_call>>;
 

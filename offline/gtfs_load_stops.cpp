@@ -3,6 +3,7 @@
 
 #include "transitd/offline/gtfs_builder.hpp"
 
+#include <algorithm>
 #include <numeric>
 
 #include <date/date.h>
@@ -75,8 +76,14 @@ std::optional<failure> builder::read_agency(feed_files& feed,
   if (auto bad = t.start({"agency_timezone"}))
     return bad;
   auto tz = t.column("agency_timezone");
+  auto agency_name = t.column("agency_name");
   bool found = false;
   while (t.next()) {
+    std::string name{t.get(agency_name)};
+    auto& agencies = out->agencies;
+    if (!name.empty() && agencies.size() < 1000
+        && std::find(agencies.begin(), agencies.end(), name) == agencies.end())
+      agencies.push_back(std::move(name));
     std::string name_of_zone{t.get(tz)};
     if (!found && !name_of_zone.empty()) {
       try {

@@ -138,6 +138,8 @@ class timetable {
 public:
   std::string name;
   std::vector<std::string> zones;
+  /// agency.txt's agency_name of every feed merged, once each.
+  std::vector<std::string> agencies;
   std::vector<stop> stops;
   std::vector<route> routes;
   std::vector<trip> trips;

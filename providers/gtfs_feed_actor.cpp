@@ -638,6 +638,47 @@ feed_actor::behavior_type feed(feed_pointer self, gtfs_feed_options options,
   return feed_behavior(self);
 }
 
+/// The feed as transit_coverage shows it: its area, agencies, days, load
+/// and realtime sources at the engine's `now_s`.
+provider_coverage describe(feed_pointer self, int64_t now_s) {
+  const auto& o = self->state.options;
+  auto& slot = *self->state.slot;
+  provider_coverage out;
+  out.name = o.name;
+  out.kind = "gtfs";
+  out.id_prefix = o.name + ":";
+  auto status = slot.status();
+  auto tt = slot.current();
+  if (!tt) {
+    auto why = slot.unavailable();
+    out.state = status.error.empty() ? "loading" : "failed";
+    out.problem = why ? why->message : status.error;
+  } else {
+    out.area = tt->area;
+    out.agencies = tt->agencies;
+    out.timezone = tt->zones.empty() ? std::string{} : tt->zones[0];
+    out.first_day = tt->report.first_day;
+    out.last_day = tt->report.last_day;
+    out.stops = static_cast<int64_t>(tt->stops.size());
+    out.routes = static_cast<int64_t>(tt->routes.size());
+    if (!status.error.empty()) // a refresh failed; the last load serves
+      out.problem = status.error;
+  }
+  out.loaded_at = (status.loaded_at_ms + o.clock_offset_ms) / 1000;
+  if (status.loaded_at_ms == 0)
+    out.loaded_at = 0;
+  for (const auto& s : slot.realtime_state().sources) {
+    realtime_health h;
+    h.source = s.name;
+    h.timestamp = s.timestamp;
+    h.age_seconds = s.timestamp > 0 ? now_s - s.timestamp : 0;
+    h.healthy = s.timestamp > 0 && h.age_seconds <= o.realtime_max_age_s;
+    h.last_error = s.last_error;
+    out.realtime.push_back(std::move(h));
+  }
+  return out;
+}
+
 feed_actor::behavior_type feed_behavior(feed_pointer self) {
   return {
     [self](stop_departures_query& q) {
@@ -720,6 +761,7 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
           return answer;
         });
     },
+    [self](coverage_query& q) { return describe(self, q.time); },
     [self](get_counters) {
       auto status = self->state.slot->status();
       auto prefix = "feed." + self->state.slot->name() + ".";

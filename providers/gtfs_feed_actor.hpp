@@ -119,12 +119,12 @@ public:
                         realtime_status status);
   void set_realtime_status(std::vector<gtfs_rt::source_status> sources);
   realtime_status realtime_state() const;
-  /// What a query on `tt` at `now_s` (the engine's clock) may use: the
-  /// layer if it belongs to `tt` and no source in it is older than
-  /// `max_age_s`; a realtime-stale warning for each source that is.
   /// A source dated more than this ahead of the clock is flagged
   /// (realtime-future-dated).
   static constexpr int64_t future_tolerance_s = 120;
+  /// What a query on `tt` at `now_s` (the engine's clock) may use: the
+  /// layer if it belongs to `tt` and no source in it is older than
+  /// `max_age_s`; a realtime-stale warning for each source that is.
   realtime_view realtime_for(const gtfs::timetable& tt, int64_t now_s,
                              int32_t max_age_s) const;
   void fail(std::string error);

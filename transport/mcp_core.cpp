@@ -193,9 +193,11 @@ json::object core::discover(const json::value& id) const {
 std::string core::instructions() const {
   return "Public transport departures, stops, geocoding and trip planning. "
          + options_.regions
-         + " London journeys and station toilets via TfL. Every result "
-           "carries a correlationId; errors are tool results with isError "
-           "and an error code.";
+         + " London journeys and station toilets via TfL. Call "
+           "transit_coverage first: it says which provider covers which "
+           "area, its id prefix, days and realtime health, and which tools "
+           "answer there. Every result carries a correlationId; errors are "
+           "tool results with isError and an error code.";
 }
 
 answer core::initialize(const json_rpc::message& message, const peer& from) {

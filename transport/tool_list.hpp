@@ -3,6 +3,7 @@
 // with its typed request and reply. The daemon runs them through the
 // gateway (transport/tools.cpp); the MCP fuzz target runs the parsers only.
 
+#include "transitd/transport/coverage_json.hpp"
 #include "transitd/transport/departures_json.hpp"
 #include "transitd/transport/geocode_json.hpp"
 #include "transitd/transport/london_json.hpp"
@@ -22,6 +23,8 @@ namespace transitd::mcp {
 /// tools, whose failures render as their success:false envelope.
 template <class Visitor>
 void visit_tools(Visitor& v) {
+  v.template tool<transit_coverage_request, transit_coverage_reply>(
+    transit_coverage_spec(), parse_transit_coverage);
   v.template tool<get_departures_request, get_departures_reply>(
     get_departures_spec(), parse_get_departures);
   v.template tool<find_stops_request, find_stops_reply>(find_stops_spec(),

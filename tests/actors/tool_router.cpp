@@ -74,6 +74,16 @@ reach_finder_actor::behavior_type echo_reach() {
   };
 }
 
+coverage_board_actor::behavior_type echo_coverage() {
+  return {
+    [](const transit_coverage_request& request) {
+      transit_coverage_reply reply;
+      reply.correlation_id = request.context.correlation_id;
+      return reply;
+    },
+  };
+}
+
 /// An ADDRESS_GEOCODER that echoes the correlation id.
 address_geocoder_actor::behavior_type echo_geocoder() {
   return {
@@ -154,6 +164,7 @@ tool_router_targets targets(caf::actor_system& sys,
   t.serve<service_alerts_request>(sys.spawn(echo_alerts));
   t.serve<get_trip_request>(sys.spawn(echo_trips));
   t.serve<reachable_request>(sys.spawn(echo_reach));
+  t.serve<transit_coverage_request>(sys.spawn(echo_coverage));
   t.limiter = sys.spawn(rate_limiter, tool_limits(tools));
   t.tools = std::move(tools);
   return t;

@@ -245,3 +245,45 @@ TEST_CASE("e2e rider: reachable from a point, a stop and a saved place",
     "reachable", {{"origin", coords(0.0, 0.0)}}));
   CHECK(far.at("code").as_string() == "unsupported-region");
 }
+
+TEST_CASE("e2e rider: transit_coverage says what is served, and the "
+          "instructions say to ask it first",
+          "[e2e][rider][coverage]") {
+  daemon_harness daemon{subway()};
+  test::mcp_client client{daemon.port()};
+  auto init = client.post(json::object{
+    {"jsonrpc", "2.0"},
+    {"id", 1},
+    {"method", "initialize"},
+    {"params", {{"protocolVersion", "2025-11-25"},
+                {"capabilities", json::object{}},
+                {"clientInfo", {{"name", "rider"}, {"version", "1"}}}}}});
+  CHECK_THAT(std::string{
+               init.json().at("result").at("instructions").as_string()},
+             Catch::Contains("transit_coverage first"));
+  client.initialize();
+  auto coverage = test::structured(client.call_tool("transit_coverage", {}));
+  auto providers = coverage.at("providers").as_array();
+  REQUIRE_FALSE(providers.empty());
+  const auto& nyc = providers[0].as_object();
+  CHECK(nyc.at("name").as_string() == "nyc");
+  CHECK(nyc.at("kind").as_string() == "gtfs");
+  CHECK(nyc.at("state").as_string() == "live");
+  CHECK(nyc.at("idPrefix").as_string() == "nyc:");
+  CHECK(nyc.at("agencies").as_array().at(0).as_string()
+        == "MTA New York City Transit");
+  CHECK(nyc.at("timezone").as_string() == "America/New_York");
+  CHECK_FALSE(nyc.at("firstDay").as_string().empty());
+  CHECK(nyc.at("area").at("minLat").as_double() < 40.7);
+  // Loaded on the engine's clock (2026-10-14).
+  CHECK_THAT(std::string{nyc.at("loadedAt").as_string()},
+             Catch::StartsWith("2026-10-14"));
+  bool reachable = false;
+  for (const auto& t : nyc.at("tools").as_array())
+    reachable = reachable || t.as_string() == "reachable";
+  CHECK(reachable);
+  // Arguments are refused: there are none.
+  auto bad = test::tool_error(
+    client.call_tool("transit_coverage", {{"region", "nyc"}}));
+  CHECK(bad.at("code").as_string() == "validation-error");
+}

@@ -24,7 +24,7 @@ async function exercise(label, client, expectedVersion) {
     const names = tools.map((t) => t.name).sort();
     assert.deepEqual(names, ["delete_user_variable", "find_stops", "geocode_address",
       "get_departures", "get_user_variables", "planJourney", "plan_trip",
-      "save_user_variable", "service_alerts", "stationToilets"]);
+      "save_user_variable", "service_alerts", "stationToilets", "transit_coverage"]);
   });
   await check(`${label}: get_departures with progress`, async () => {
     let progress = 0;
