@@ -39,6 +39,7 @@
 #include <date/tz.h>
 
 #include "transitd/offline/gtfs_answers.hpp"
+#include "transitd/offline/gtfs_network.hpp"
 #include "transitd/offline/gtfs_reader.hpp"
 #include "transitd/offline/gtfs_realtime.hpp"
 
@@ -164,8 +165,9 @@ int main(int argc, char** argv) {
               << ms(one.at(0.99)) << " ms |\n";
     return 0;
   }
-  stats plan, route, departures, near;
+  stats plan, route, departures, near, trip_answer, reach30, reach60;
   std::size_t found = 0;
+  std::size_t reached = 0;
   for (int q = 0; q < queries; ++q) {
     trip_plan_query query;
     query.from = tt.stops[routable[pick(rng)]].position;
@@ -197,6 +199,31 @@ int main(int argc, char** argv) {
     auto board = gtfs::departures_at(tt, d);
     departures.add(clock_type::now() - start);
 
+    // get_trip on the board's first departure (its trip and day).
+    if (board && !board->stop_times.empty()) {
+      trip_query t;
+      t.trip_id = board->stop_times.front().trip_id;
+      t.time = d.start_time;
+      start = clock_type::now();
+      auto trip = gtfs::trip_of(tt, nullptr, t);
+      trip_answer.add(clock_type::now() - start);
+    }
+
+    // reachable from the plan's origin: 30 and 60 minutes.
+    reach_query r;
+    r.from = query.from;
+    r.time = query.time;
+    r.limit = 50;
+    for (auto [minutes, into] : {std::pair{30, &reach30},
+                                 std::pair{60, &reach60}}) {
+      r.max_seconds = minutes * 60;
+      start = clock_type::now();
+      auto result = gtfs::reach_from(router, tt, r);
+      into->add(clock_type::now() - start);
+      if (minutes == 60 && result)
+        reached += static_cast<std::size_t>(result->total);
+    }
+
     nearby_stops_query n;
     n.center = tt.stops[routable[pick(rng)]].position;
     n.radius = 500;
@@ -226,6 +253,13 @@ int main(int argc, char** argv) {
             << " / " << ms(departures.at(0.99)) << " ms |\n";
   std::cout << "| find_stops p50 / p99 | " << ms(near.at(0.5)) << " / "
             << ms(near.at(0.99)) << " ms |\n";
+  std::cout << "| get_trip p50 / p99 | " << ms(trip_answer.at(0.5))
+            << " / " << ms(trip_answer.at(0.99)) << " ms |\n";
+  std::cout << "| reachable 30 min p50 / p99 | " << ms(reach30.at(0.5))
+            << " / " << ms(reach30.at(0.99)) << " ms |\n";
+  std::cout << "| reachable 60 min p50 / p99 (" << reached / std::max(1, queries)
+            << " stations reached on average) | " << ms(reach60.at(0.5))
+            << " / " << ms(reach60.at(0.99)) << " ms |\n";
 
   // -- realtime ---------------------------------------------------------
   auto noon = zone->to_sys(date::local_days{date::year_month_day{date_value}}
