@@ -11,6 +11,7 @@
 #include "transitd/actors/address_geocoder.hpp"
 #include "transitd/actors/coverage_board.hpp"
 #include "transitd/actors/departures_board.hpp"
+#include "transitd/actors/line_viewer.hpp"
 #include "transitd/actors/london_journeys.hpp"
 #include "transitd/actors/stop_finder.hpp"
 #include "transitd/actors/reach_finder.hpp"
@@ -296,6 +297,7 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   result.trip_viewer = system.spawn(trip_viewer, network, tool_defaults());
   result.reach_finder = system.spawn(reach_finder, network,
                                      result.variable_store, tool_defaults());
+  result.line_viewer = system.spawn(line_viewer, network, tool_defaults());
   result.coverage_board = system.spawn(coverage_board, result.feeds,
                                        upstream_coverage(config, digitransit),
                                        tool_defaults());
@@ -340,6 +342,7 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   targets.serve<get_trip_request>(result.trip_viewer);
   targets.serve<reachable_request>(result.reach_finder);
   targets.serve<transit_coverage_request>(result.coverage_board);
+  targets.serve<get_route_request>(result.line_viewer);
   targets.limiter = result.limiter;
   targets.cancel_listeners = {result.timetable_cache, result.geocoding_cache};
   targets.cancel_listeners.insert(targets.cancel_listeners.end(),
@@ -387,6 +390,7 @@ void engine::shutdown() {
   stop(trip_viewer);
   stop(reach_finder);
   stop(coverage_board);
+  stop(line_viewer);
   stop(address_geocoder);
   stop(trip_planner);
   stop(station_toilets);

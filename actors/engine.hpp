@@ -160,6 +160,7 @@ struct engine {
   trip_viewer_actor trip_viewer;
   reach_finder_actor reach_finder;
   coverage_board_actor coverage_board;
+  line_viewer_actor line_viewer;
   address_geocoder_actor address_geocoder;
   trip_planner_actor trip_planner;
   station_toilets_actor station_toilets;

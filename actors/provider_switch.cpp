@@ -399,6 +399,37 @@ provider_switch_actor::behavior_type provider_switch(
       }
       return self->delegate(entries[*i].network, std::move(q));
     },
+    [self](route_query& q) -> caf::result<route_details> {
+      const auto& entries = self->state.entries;
+      // The feed a stop or route id names, else the one whose area holds
+      // `near`, else the only feed.
+      std::optional<std::size_t> i;
+      for (const auto* id : {&q.stop, &q.route})
+        if (!i && !id->empty())
+          i = entry_for_prefixed(entries, *id);
+      if (!i && !q.stop.empty())
+        return to_error(unknown_id(entries, "stop", q.stop,
+                                   "find stop ids with find_stops"));
+      if (!i && q.near)
+        for (std::size_t e = 0; e < entries.size() && !i; ++e)
+          if (entries[e].network && entry_holds(entries[e], {*q.near}))
+            i = e;
+      if (!i) {
+        std::vector<std::size_t> feeds;
+        for (std::size_t e = 0; e < entries.size(); ++e)
+          if (entries[e].network)
+            feeds.push_back(e);
+        if (feeds.size() == 1 && !q.near)
+          i = feeds.front();
+      }
+      if (!i)
+        return to_error(
+          q.near ? outside_every_area(entries, "the point lies")
+                 : unknown_id(entries, "line", q.route,
+                              "give near (a point in the line's area), a "
+                              "stop, or a route id"));
+      return self->delegate(entries[*i].network, std::move(q));
+    },
     [self](trip_query& q) -> caf::result<trip_details> {
       const auto& entries = self->state.entries;
       auto i = entry_for_prefixed(entries, q.trip_id);

@@ -14,6 +14,7 @@
 #include "transitd/messages/feeds.hpp"
 #include "transitd/messages/geocoding.hpp"
 #include "transitd/messages/http.hpp"
+#include "transitd/messages/lines.hpp"
 #include "transitd/messages/london.hpp"
 #include "transitd/messages/reach.hpp"
 #include "transitd/messages/realtime.hpp"
@@ -149,4 +150,8 @@ CAF_BEGIN_TYPE_ID_BLOCK(transitd, TRANSITD_TYPE_ID_OFFSET)
   CAF_ADD_TYPE_ID(transitd, (transitd::provider_coverage))
   CAF_ADD_TYPE_ID(transitd, (transitd::transit_coverage_request))
   CAF_ADD_TYPE_ID(transitd, (transitd::transit_coverage_reply))
+  CAF_ADD_TYPE_ID(transitd, (transitd::route_query))
+  CAF_ADD_TYPE_ID(transitd, (transitd::route_details))
+  CAF_ADD_TYPE_ID(transitd, (transitd::get_route_request))
+  CAF_ADD_TYPE_ID(transitd, (transitd::get_route_reply))
 CAF_END_TYPE_ID_BLOCK(transitd)

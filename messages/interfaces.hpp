@@ -132,7 +132,10 @@ using network_info_actor = caf::typed_actor<
   // does not know or a day it does not run.
   caf::replies_to<trip_query>::with<trip_details>,
   // Every stop reachable from a place within a time budget.
-  caf::replies_to<reach_query>::with<reach_result>>;
+  caf::replies_to<reach_query>::with<reach_result>,
+  // A line (stops per direction, first and last, headway), or the lines
+  // at a stop's complex.
+  caf::replies_to<route_query>::with<route_details>>;
 
 /// DIGITRANSIT_ROUTING: one actor serving TIMETABLE, JOURNEY_PLANNER and
 /// REALTIME_INFO (alerts; no vehicles) over the same GraphQL endpoint.
@@ -161,6 +164,7 @@ using feed_actor = caf::typed_actor<
   // The network's own questions (NETWORK_INFO).
   caf::replies_to<trip_query>::with<trip_details>,
   caf::replies_to<reach_query>::with<reach_result>,
+  caf::replies_to<route_query>::with<route_details>,
   // What it serves (transit_coverage): area, agencies, days, realtime.
   caf::replies_to<coverage_query>::with<provider_coverage>,
   // feed.NAME.loaded, stops, trips, stop_times, skipped_rows, load_ms, ...
@@ -189,7 +193,8 @@ using provider_switch_actor = caf::typed_actor<
   // A trip id to the provider its prefix names; a reach to the one whose
   // stop or area holds its start.
   caf::replies_to<trip_query>::with<trip_details>,
-  caf::replies_to<reach_query>::with<reach_result>>;
+  caf::replies_to<reach_query>::with<reach_result>,
+  caf::replies_to<route_query>::with<route_details>>;
 
 /// GEOCODING_CACHE: the same cache in front of GEOCODING.
 using geocoding_cache_actor = geocoding_actor::extend<
@@ -252,6 +257,10 @@ using trip_viewer_actor = caf::typed_actor<
 using reach_finder_actor = caf::typed_actor<
   caf::replies_to<reachable_request>::with<reachable_reply>>;
 
+/// LINE_VIEWER: the get_route tool. Validates, asks NETWORK_INFO.
+using line_viewer_actor = caf::typed_actor<
+  caf::replies_to<get_route_request>::with<get_route_reply>>;
+
 /// COVERAGE_BOARD: the transit_coverage tool. Asks each FEED to describe
 /// itself and adds the upstream providers the engine runs.
 using coverage_board_actor = caf::typed_actor<
@@ -286,6 +295,8 @@ using tool_router_actor = caf::typed_actor<
   caf::replies_to<get_trip_request>::with<get_trip_reply>,
   // reachable, answered by REACH_FINDER.
   caf::replies_to<reachable_request>::with<reachable_reply>,
+  // get_route, answered by LINE_VIEWER.
+  caf::replies_to<get_route_request>::with<get_route_reply>,
   // transit_coverage, answered by COVERAGE_BOARD.
   caf::replies_to<transit_coverage_request>::with<transit_coverage_reply>,
   // Stop a call's upstream work: told to every cache and gate.

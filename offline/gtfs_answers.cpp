@@ -425,10 +425,6 @@ trip_plans plan_trips(raptor& router, const timetable& tt,
   return answer;
 }
 
-namespace {
-
-/// The route a feed's `name` means: "FEED:route_id", else routes whose
-/// short or long name is `name` (any case); empty: every route.
 outcome<std::vector<uint32_t>> routes_named(const timetable& tt,
                                             const std::string& name) {
   std::vector<uint32_t> out;
@@ -459,6 +455,8 @@ outcome<std::vector<uint32_t>> routes_named(const timetable& tt,
                           + std::string{tt.line_name(0)} + "\")");
   return out;
 }
+
+namespace {
 
 const char* status_name(gtfs_rt::vehicle_status s) {
   switch (s) {

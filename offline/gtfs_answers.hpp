@@ -52,6 +52,12 @@ outcome<stop_departures> departures_at(const timetable& tt,
                                        const stop_departures_query& query,
                                        const realtime_layer* rt = nullptr);
 
+/// The routes a feed's `name` means: "FEED:route_id", else routes whose
+/// short or long name is `name` (any case); empty: every route. A name or
+/// id the feed does not know is a validation failure showing the forms.
+outcome<std::vector<uint32_t>> routes_named(const timetable& tt,
+                                            const std::string& name);
+
 /// Routable stops within the radius, nearest first, of the wanted modes.
 nearby_stops stops_near(const timetable& tt, const nearby_stops_query& query);
 

@@ -3,6 +3,7 @@
 // trip's calls (get_trip). The FEED actor calls them on its current
 // snapshot and realtime layer.
 
+#include "transitd/messages/lines.hpp"
 #include "transitd/messages/reach.hpp"
 #include "transitd/messages/trip_info.hpp"
 #include "transitd/offline/gtfs_realtime.hpp"
@@ -38,5 +39,15 @@ outcome<trip_details> trip_of(const timetable& tt, const realtime_layer* rt,
 outcome<reach_result> reach_from(raptor& router, const timetable& tt,
                                  const reach_query& query,
                                  const realtime_layer* rt = nullptr);
+
+/// A line by id or public name (several sharing the name: up to five):
+/// its stops per direction (the busiest pattern's, stations for
+/// platforms), headsigns, the day's first and last departure from its
+/// first stop, and the headway within an hour of `query.time`. Without a
+/// route: the lines at `query.stop` and at the stations transfers.txt
+/// joins to it (one complex). Unknown ids or names: validation failures
+/// showing the forms.
+outcome<route_details> route_of(const timetable& tt,
+                                const route_query& query);
 
 } // namespace transitd::gtfs

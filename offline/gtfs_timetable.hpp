@@ -50,6 +50,9 @@ struct route {
   std::string long_name;
   int32_t route_type = 3;
   transit_mode mode = transit_mode::bus;
+  /// route_color and route_text_color (RRGGBB); empty when not given.
+  std::string color;
+  std::string text_color;
 };
 
 struct trip {

@@ -762,6 +762,16 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
         });
     },
     [self](coverage_query& q) { return describe(self, q.time); },
+    [self](route_query& q) -> caf::result<route_details> {
+      auto tt = self->state.slot->current();
+      if (!tt)
+        return not_loaded(*self->state.slot);
+      auto answer = gtfs::route_of(*tt, q);
+      if (!answer)
+        return to_error(answer.error());
+      answer->fetched_ms = now_ms() + self->state.options.clock_offset_ms;
+      return std::move(*answer);
+    },
     [self](get_counters) {
       auto status = self->state.slot->status();
       auto prefix = "feed." + self->state.slot->name() + ".";

@@ -9,6 +9,7 @@
 #include "transitd/transport/london_json.hpp"
 #include "transitd/transport/plan_json.hpp"
 #include "transitd/transport/reach_json.hpp"
+#include "transitd/transport/route_json.hpp"
 #include "transitd/transport/realtime_json.hpp"
 #include "transitd/transport/stops_json.hpp"
 #include "transitd/transport/tool_catalog.hpp"
@@ -41,6 +42,8 @@ void visit_tools(Visitor& v) {
                                                     parse_get_trip);
   v.template tool<reachable_request, reachable_reply>(reachable_spec(),
                                                       parse_reachable);
+  v.template tool<get_route_request, get_route_reply>(get_route_spec(),
+                                                      parse_get_route);
   v.template london<station_toilets_request, station_toilets_reply>(
     station_toilets_spec(), parse_station_toilets,
     london_tool::station_toilets);

@@ -84,6 +84,16 @@ coverage_board_actor::behavior_type echo_coverage() {
   };
 }
 
+line_viewer_actor::behavior_type echo_lines() {
+  return {
+    [](const get_route_request& request) {
+      get_route_reply reply;
+      reply.correlation_id = request.context.correlation_id;
+      return reply;
+    },
+  };
+}
+
 /// An ADDRESS_GEOCODER that echoes the correlation id.
 address_geocoder_actor::behavior_type echo_geocoder() {
   return {
@@ -165,6 +175,7 @@ tool_router_targets targets(caf::actor_system& sys,
   t.serve<get_trip_request>(sys.spawn(echo_trips));
   t.serve<reachable_request>(sys.spawn(echo_reach));
   t.serve<transit_coverage_request>(sys.spawn(echo_coverage));
+  t.serve<get_route_request>(sys.spawn(echo_lines));
   t.limiter = sys.spawn(rate_limiter, tool_limits(tools));
   t.tools = std::move(tools);
   return t;

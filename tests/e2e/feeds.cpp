@@ -47,7 +47,7 @@ TEST_CASE("e2e feed: every tool answers from the GTFS feed",
                                          {"method", "tools/list"}});
   auto tools = listed.json().at("result").at("tools").as_array();
   // Without --gtfs-rt the realtime tools are not offered.
-  CHECK(tools.size() == 12);
+  CHECK(tools.size() == 13);
   for (const auto& t : tools) {
     CHECK(t.at("name").as_string() != "vehicle_positions");
     CHECK(t.at("name").as_string() != "service_alerts");

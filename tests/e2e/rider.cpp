@@ -287,3 +287,59 @@ TEST_CASE("e2e rider: transit_coverage says what is served, and the "
     client.call_tool("transit_coverage", {{"region", "nyc"}}));
   CHECK(bad.at("code").as_string() == "validation-error");
 }
+
+TEST_CASE("e2e rider: get_route by a line's name, and the lines of a "
+          "station complex",
+          "[e2e][rider][get_route]") {
+  daemon_harness daemon{subway()};
+  test::mcp_client client{daemon.port()};
+  client.initialize();
+  auto seven = test::structured(client.call_tool("get_route", {{"route", "7"}}));
+  auto lines = seven.at("lines").as_array();
+  REQUIRE(lines.size() == 1);
+  const auto& line = lines[0].as_object();
+  CHECK(line.at("line").as_string() == "7");
+  CHECK(line.at("mode").as_string() == "SUBWAY");
+  CHECK(line.contains("color"));
+  auto directions = line.at("directions").as_array();
+  REQUIRE(directions.size() == 2);
+  for (const auto& d : directions) {
+    auto stops = d.at("stops").as_array();
+    CHECK(stops.size() > 15);
+    // Stations, not platforms; Flushing-Main St at one end.
+    bool flushing = stops.front().at("name").as_string() == "Flushing-Main St"
+                    || stops.back().at("name").as_string()
+                         == "Flushing-Main St";
+    CHECK(flushing);
+    CHECK_THAT(std::string{d.at("firstDeparture").as_string()},
+               Catch::StartsWith("2026-10-14T0"));
+    // Wednesday 08:30: the 7 runs every few minutes.
+    CHECK(d.at("headwayMinutes").to_number<double>() > 0);
+    CHECK(d.at("headwayMinutes").to_number<double>() < 10);
+  }
+  CHECK(seven.at("serviceDate").as_string() == "2026-10-14");
+
+  // Times Sq-42 St: four stations joined by transfers, every line there.
+  auto complex = test::structured(
+    client.call_tool("get_route", {{"stop", "nyc:127"}}));
+  std::vector<std::string> stations;
+  for (const auto& s : complex.at("complex").as_array())
+    stations.emplace_back(s.at("stopId").as_string());
+  CHECK(stations.front() == "nyc:127");
+  for (const char* id : {"nyc:725", "nyc:R16", "nyc:902"})
+    CHECK(std::find(stations.begin(), stations.end(), id) != stations.end());
+  std::vector<std::string> names;
+  for (const auto& l : complex.at("lines").as_array())
+    names.emplace_back(l.at("line").as_string());
+  for (const char* name : {"1", "2", "3", "7", "N", "Q", "R", "W", "S"})
+    CHECK(std::find(names.begin(), names.end(), name) != names.end());
+
+  // Neither route nor stop; a line the feed does not have.
+  auto neither = test::tool_error(client.call_tool("get_route", json::object{}));
+  CHECK(neither.at("code").as_string() == "validation-error");
+  auto unknown = test::tool_error(
+    client.call_tool("get_route", {{"route", "Z9"}}));
+  CHECK(unknown.at("code").as_string() == "validation-error");
+  CHECK_THAT(std::string{unknown.at("message").as_string()},
+             Catch::Contains("Z9"));
+}

@@ -141,3 +141,49 @@ TEST_CASE("plan legs name their trip for get_trip", "[gtfs][network][trip]") {
   }
   CHECK(rides > 0);
 }
+
+TEST_CASE("get_route on a feed: a line's directions, and a station complex",
+          "[gtfs][network][route]") {
+  auto tt = subway();
+  route_query q;
+  q.route = "q"; // any case
+  q.time = new_york(8, 30);
+  auto q_line = route_of(*tt, q);
+  REQUIRE(q_line);
+  REQUIRE(q_line->lines.size() == 1);
+  const auto& line = q_line->lines[0];
+  CHECK(line.route_id == "nyc:Q");
+  CHECK(line.color.size() == 6);
+  REQUIRE(line.directions.size() == 2);
+  for (const auto& d : line.directions) {
+    CHECK(d.trips_today > 50);
+    CHECK(d.first_departure < d.last_departure);
+    CHECK(d.headway_minutes > 0);
+    for (const auto& s : d.stops) // stations, not platforms
+      CHECK(tt->stops[*tt->find_stop(s.stop_id.substr(4))].parent == none);
+  }
+  CHECK(q_line->service_date == "2026-10-14");
+  // The same by id.
+  q.route = "nyc:Q";
+  CHECK(route_of(*tt, q)->lines.at(0).line == "Q");
+  q.route = "nyc:no-route";
+  CHECK_FALSE(route_of(*tt, q));
+
+  // Times Sq-42 St from its 7 platform: the complex, itself first.
+  route_query at;
+  at.stop = "nyc:725N";
+  at.time = q.time;
+  auto complex = route_of(*tt, at);
+  REQUIRE(complex);
+  // Times Sq's four stations (and 42 St-Port Authority, which the feed
+  // joins to the 7's).
+  REQUIRE(complex->complex.size() >= 4);
+  CHECK(complex->complex.front().stop_id == "nyc:725");
+  for (const char* id : {"nyc:127", "nyc:R16", "nyc:902"})
+    CHECK(std::any_of(complex->complex.begin(), complex->complex.end(),
+                      [&](const line_stop& s) { return s.stop_id == id; }));
+  for (const auto& l : complex->lines)
+    CHECK(l.directions.empty());
+  at.stop = "nyc:nowhere";
+  CHECK_FALSE(route_of(*tt, at));
+}
