@@ -14,7 +14,7 @@ std::vector<std::string> tools_of(const std::string& kind, bool realtime,
   if (kind == "gtfs") {
     std::vector<std::string> out{"get_departures", "find_stops",
                                  "geocode_address", "plan_trip", "get_trip",
-                                 "reachable"};
+                                 "reachable", "get_route", "line_status"};
     if (realtime) {
       out.emplace_back("vehicle_positions");
       out.emplace_back("service_alerts");

@@ -13,6 +13,7 @@
 #include "transitd/actors/departures_board.hpp"
 #include "transitd/actors/line_viewer.hpp"
 #include "transitd/actors/london_journeys.hpp"
+#include "transitd/actors/status_board.hpp"
 #include "transitd/actors/stop_finder.hpp"
 #include "transitd/actors/reach_finder.hpp"
 #include "transitd/actors/realtime_tools.hpp"
@@ -298,6 +299,7 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   result.reach_finder = system.spawn(reach_finder, network,
                                      result.variable_store, tool_defaults());
   result.line_viewer = system.spawn(line_viewer, network, tool_defaults());
+  result.status_board = system.spawn(status_board, network, tool_defaults());
   result.coverage_board = system.spawn(coverage_board, result.feeds,
                                        upstream_coverage(config, digitransit),
                                        tool_defaults());
@@ -343,6 +345,7 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   targets.serve<reachable_request>(result.reach_finder);
   targets.serve<transit_coverage_request>(result.coverage_board);
   targets.serve<get_route_request>(result.line_viewer);
+  targets.serve<line_status_request>(result.status_board);
   targets.limiter = result.limiter;
   targets.cancel_listeners = {result.timetable_cache, result.geocoding_cache};
   targets.cancel_listeners.insert(targets.cancel_listeners.end(),
@@ -391,6 +394,7 @@ void engine::shutdown() {
   stop(reach_finder);
   stop(coverage_board);
   stop(line_viewer);
+  stop(status_board);
   stop(address_geocoder);
   stop(trip_planner);
   stop(station_toilets);

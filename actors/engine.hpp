@@ -161,6 +161,7 @@ struct engine {
   reach_finder_actor reach_finder;
   coverage_board_actor coverage_board;
   line_viewer_actor line_viewer;
+  status_board_actor status_board;
   address_geocoder_actor address_geocoder;
   trip_planner_actor trip_planner;
   station_toilets_actor station_toilets;

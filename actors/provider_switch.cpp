@@ -430,6 +430,36 @@ provider_switch_actor::behavior_type provider_switch(
                               "stop, or a route id"));
       return self->delegate(entries[*i].network, std::move(q));
     },
+    [self](line_status_query& q) -> caf::result<line_status_list> {
+      const auto& entries = self->state.entries;
+      std::optional<std::size_t> i;
+      if (!q.feed.empty()) {
+        i = entry_for_prefixed(entries, q.feed + ":");
+        if (!i)
+          return to_error(unknown_id(entries, "feed", q.feed,
+                                     "name a feed served here"));
+      }
+      if (!i && !q.route.empty())
+        i = entry_for_prefixed(entries, q.route);
+      if (!i && q.near)
+        for (std::size_t e = 0; e < entries.size() && !i; ++e)
+          if (entries[e].network && entry_holds(entries[e], {*q.near}))
+            i = e;
+      if (!i) {
+        std::vector<std::size_t> feeds;
+        for (std::size_t e = 0; e < entries.size(); ++e)
+          if (entries[e].network)
+            feeds.push_back(e);
+        if (feeds.size() == 1 && !q.near)
+          i = feeds.front();
+      }
+      if (!i)
+        return to_error(q.near ? outside_every_area(entries, "the point lies")
+                               : unknown_id(entries, "line", q.route,
+                                            "give feed, near or a route "
+                                            "id"));
+      return self->delegate(entries[*i].network, std::move(q));
+    },
     [self](trip_query& q) -> caf::result<trip_details> {
       const auto& entries = self->state.entries;
       auto i = entry_for_prefixed(entries, q.trip_id);

@@ -135,7 +135,9 @@ using network_info_actor = caf::typed_actor<
   caf::replies_to<reach_query>::with<reach_result>,
   // A line (stops per direction, first and last, headway), or the lines
   // at a stop's complex.
-  caf::replies_to<route_query>::with<route_details>>;
+  caf::replies_to<route_query>::with<route_details>,
+  // Each line's status from alerts and realtime.
+  caf::replies_to<line_status_query>::with<line_status_list>>;
 
 /// DIGITRANSIT_ROUTING: one actor serving TIMETABLE, JOURNEY_PLANNER and
 /// REALTIME_INFO (alerts; no vehicles) over the same GraphQL endpoint.
@@ -165,6 +167,7 @@ using feed_actor = caf::typed_actor<
   caf::replies_to<trip_query>::with<trip_details>,
   caf::replies_to<reach_query>::with<reach_result>,
   caf::replies_to<route_query>::with<route_details>,
+  caf::replies_to<line_status_query>::with<line_status_list>,
   // What it serves (transit_coverage): area, agencies, days, realtime.
   caf::replies_to<coverage_query>::with<provider_coverage>,
   // feed.NAME.loaded, stops, trips, stop_times, skipped_rows, load_ms, ...
@@ -194,7 +197,8 @@ using provider_switch_actor = caf::typed_actor<
   // stop or area holds its start.
   caf::replies_to<trip_query>::with<trip_details>,
   caf::replies_to<reach_query>::with<reach_result>,
-  caf::replies_to<route_query>::with<route_details>>;
+  caf::replies_to<route_query>::with<route_details>,
+  caf::replies_to<line_status_query>::with<line_status_list>>;
 
 /// GEOCODING_CACHE: the same cache in front of GEOCODING.
 using geocoding_cache_actor = geocoding_actor::extend<
@@ -261,6 +265,10 @@ using reach_finder_actor = caf::typed_actor<
 using line_viewer_actor = caf::typed_actor<
   caf::replies_to<get_route_request>::with<get_route_reply>>;
 
+/// STATUS_BOARD: the line_status tool. Validates, asks NETWORK_INFO.
+using status_board_actor = caf::typed_actor<
+  caf::replies_to<line_status_request>::with<line_status_reply>>;
+
 /// COVERAGE_BOARD: the transit_coverage tool. Asks each FEED to describe
 /// itself and adds the upstream providers the engine runs.
 using coverage_board_actor = caf::typed_actor<
@@ -297,6 +305,8 @@ using tool_router_actor = caf::typed_actor<
   caf::replies_to<reachable_request>::with<reachable_reply>,
   // get_route, answered by LINE_VIEWER.
   caf::replies_to<get_route_request>::with<get_route_reply>,
+  // line_status, answered by STATUS_BOARD.
+  caf::replies_to<line_status_request>::with<line_status_reply>,
   // transit_coverage, answered by COVERAGE_BOARD.
   caf::replies_to<transit_coverage_request>::with<transit_coverage_reply>,
   // Stop a call's upstream work: told to every cache and gate.

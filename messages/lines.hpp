@@ -3,6 +3,7 @@
 // departure, headway now), or the lines at a stop and the stations joined
 // to it; the tool request and reply, and the provider's query and answer.
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -128,6 +129,104 @@ struct get_route_reply {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, get_route_reply& x) {
   return f(x.details, x.correlation_id, x.warnings);
+}
+
+} // namespace transitd
+
+namespace transitd {
+
+/// line_status: one word per line, worst first.
+inline constexpr std::array<std::string_view, 6> line_statuses{
+  "suspended",    "part-suspended", "severe-delays",
+  "minor-delays", "planned-works",  "good-service"};
+
+struct line_status_request {
+  call_context context;
+  /// A line's name or route id; empty: every line of the feed.
+  std::string route;
+  /// The feed: by name, or the one whose area holds `near`.
+  std::string feed;
+  std::optional<coordinate> near;
+  std::string language{default_language};
+};
+
+template <class Inspector>
+typename Inspector::result_type
+inspect(Inspector& f, line_status_request& x) {
+  return f(x.context, x.route, x.feed, x.near, x.language);
+}
+
+/// Why a line has its status.
+struct status_reason {
+  /// "alert", "cancellations" or "delays".
+  std::string kind;
+  std::string text;
+  /// The alert's id (kind alert).
+  std::string alert_id;
+  /// What it says about the line: one of `line_statuses`.
+  std::string status;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, status_reason& x) {
+  return f(x.kind, x.text, x.alert_id, x.status);
+}
+
+struct line_state {
+  std::string route_id;
+  std::string line;
+  transit_mode mode = transit_mode::bus;
+  std::string color;
+  /// One of `line_statuses`: the worst of its reasons.
+  std::string status = "good-service";
+  std::vector<status_reason> reasons;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, line_state& x) {
+  return f(x.route_id, x.line, x.mode, x.color, x.status, x.reasons);
+}
+
+/// Provider query.
+struct line_status_query {
+  call_context context;
+  std::string route;
+  std::string feed;
+  std::optional<coordinate> near;
+  /// Epoch seconds: the engine's now.
+  int64_t time = 0;
+  std::string language{default_language};
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, line_status_query& x) {
+  return f(x.context, x.route, x.feed, x.near, x.time, x.language);
+}
+
+struct line_status_list {
+  /// Worst first, then by line.
+  std::vector<line_state> lines;
+  /// Whether realtime (alerts, trip updates) was there to judge by.
+  bool realtime = false;
+  int64_t fetched_ms = 0;
+  std::vector<warning> warnings;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, line_status_list& x) {
+  return f(x.lines, x.realtime, x.fetched_ms, x.warnings);
+}
+
+struct line_status_reply {
+  line_status_list result;
+  std::string data_freshness;
+  std::string correlation_id;
+  std::vector<warning> warnings;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, line_status_reply& x) {
+  return f(x.result, x.data_freshness, x.correlation_id, x.warnings);
 }
 
 } // namespace transitd

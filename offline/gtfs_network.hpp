@@ -50,4 +50,16 @@ outcome<reach_result> reach_from(raptor& router, const timetable& tt,
 outcome<route_details> route_of(const timetable& tt,
                                 const route_query& query);
 
+/// Each line's status (`line_statuses`) with its reasons, from the
+/// layer's alerts in force at `query.time` (no-service on the whole line:
+/// suspended, at some stops: part-suspended; significant-delays: severe;
+/// maintenance or construction: planned-works; other effects: minor) and
+/// its realtime (a tenth of the trips within an hour cancelled: minor,
+/// half: severe; a median delay of 3 min: minor, 10 min: severe). Worst
+/// first. Without realtime every line is good-service and `realtime` says
+/// there was nothing to judge by.
+outcome<line_status_list> line_status_of(const timetable& tt,
+                                         const realtime_layer* rt,
+                                         const line_status_query& query);
+
 } // namespace transitd::gtfs

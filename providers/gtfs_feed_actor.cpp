@@ -762,6 +762,18 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
         });
     },
     [self](coverage_query& q) { return describe(self, q.time); },
+    [self](line_status_query& q) {
+      return with_realtime<line_status_list>(
+        self, false,
+        [&q, offset = self->state.options.clock_offset_ms](
+          const gtfs::timetable& tt, const gtfs::realtime_layer* layer) {
+          auto answer = gtfs::line_status_of(tt, layer, q);
+          if (answer)
+            answer->fetched_ms = layer ? layer->newest * 1000
+                                       : now_ms() + offset;
+          return answer;
+        });
+    },
     [self](route_query& q) -> caf::result<route_details> {
       auto tt = self->state.slot->current();
       if (!tt)

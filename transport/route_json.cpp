@@ -27,6 +27,19 @@ const field& get_route_input() {
   return input;
 }
 
+const field& line_status_input() {
+  static const auto input = field::object(
+    {}, {field::string("route", "one line (\"7\") or route id; absent: "
+                                "every line")
+           .length(route_name_length),
+         field::string("feed", "a feed served here (its lines)")
+           .length(route_name_length),
+         coordinate_field("near", "a point in the feed's area"),
+         language_field("language of the alert texts, when the feed "
+                        "has it")});
+  return input;
+}
+
 json::array strings(const std::vector<std::string>& items) {
   json::array out;
   for (const auto& item : items)
@@ -150,6 +163,90 @@ json::object to_json(const get_route_reply& reply) {
   }
   if (!d.timezone.empty())
     out["timezone"] = d.timezone;
+  if (!reply.warnings.empty())
+    out["warnings"] = to_json(reply.warnings);
+  return out;
+}
+
+tool_spec line_status_spec() {
+  tool_spec spec;
+  spec.name = "line_status";
+  spec.title = "How the lines are running";
+  spec.description
+    = "Each line's status now: good-service, minor-delays, severe-delays, "
+      "part-suspended, suspended or planned-works, with the reasons (alerts "
+      "in force, cancelled trips, delays). Worst first. Give a line, a "
+      "feed, or a point.";
+  spec.regional = true;
+  spec.requires = {"trips"};
+  spec.input = line_status_input();
+  std::vector<std::string> statuses;
+  for (auto s : line_statuses)
+    statuses.emplace_back(s);
+  json::object reason{{"kind", schema_enum({"alert", "cancellations",
+                                            "delays"})},
+                      {"text", schema_string()},
+                      {"alertId", schema_string()},
+                      {"status", schema_enum(statuses)}};
+  json::object line;
+  line["routeId"] = schema_string();
+  line["line"] = schema_string();
+  line["mode"] = schema_enum(transit_mode_names());
+  line["color"] = schema_string("RRGGBB");
+  line["status"] = schema_enum(statuses);
+  line["reasons"] = schema_array(
+    schema_object(std::move(reason), {"kind", "text", "status"}));
+  json::object output;
+  output["lines"] = schema_array(
+    schema_object(std::move(line), {"routeId", "line", "mode", "status"}));
+  output["realtimeUsed"] = schema_boolean("alerts and trip updates judged");
+  output["dataFreshness"] = schema_string("ISO 8601 (UTC)");
+  output["correlationId"] = schema_string();
+  output["warnings"] = schema_warnings();
+  spec.output_schema = schema_object(
+    std::move(output),
+    {"lines", "realtimeUsed", "dataFreshness", "correlationId"});
+  return spec;
+}
+
+outcome<line_status_request> parse_line_status(const json::object& raw) {
+  auto args = arguments::check(line_status_input(), raw);
+  if (!args)
+    return args.error();
+  line_status_request request;
+  request.route = args->string("route").value_or("");
+  request.feed = args->string("feed").value_or("");
+  request.near = read_coordinate(*args, "near");
+  request.language = args->string("language").value_or(request.language);
+  return request;
+}
+
+json::object to_json(const line_status_reply& reply) {
+  json::array lines;
+  for (const auto& l : reply.result.lines) {
+    json::object item{{"routeId", l.route_id},
+                      {"line", l.line},
+                      {"mode", to_string(l.mode)},
+                      {"status", l.status}};
+    if (!l.color.empty())
+      item["color"] = l.color;
+    if (!l.reasons.empty()) {
+      json::array reasons;
+      for (const auto& r : l.reasons) {
+        json::object o{{"kind", r.kind}, {"text", r.text},
+                       {"status", r.status}};
+        if (!r.alert_id.empty())
+          o["alertId"] = r.alert_id;
+        reasons.push_back(std::move(o));
+      }
+      item["reasons"] = std::move(reasons);
+    }
+    lines.push_back(std::move(item));
+  }
+  json::object out{{"lines", std::move(lines)},
+                   {"realtimeUsed", reply.result.realtime},
+                   {"dataFreshness", reply.data_freshness},
+                   {"correlationId", reply.correlation_id}};
   if (!reply.warnings.empty())
     out["warnings"] = to_json(reply.warnings);
   return out;

@@ -14,4 +14,9 @@ outcome<get_route_request>
 parse_get_route(const boost::json::object& arguments);
 boost::json::object to_json(const get_route_reply& reply);
 
+tool_spec line_status_spec();
+outcome<line_status_request>
+parse_line_status(const boost::json::object& arguments);
+boost::json::object to_json(const line_status_reply& reply);
+
 } // namespace transitd::mcp

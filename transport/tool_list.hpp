@@ -44,6 +44,8 @@ void visit_tools(Visitor& v) {
                                                       parse_reachable);
   v.template tool<get_route_request, get_route_reply>(get_route_spec(),
                                                       parse_get_route);
+  v.template tool<line_status_request, line_status_reply>(
+    line_status_spec(), parse_line_status);
   v.template london<station_toilets_request, station_toilets_reply>(
     station_toilets_spec(), parse_station_toilets,
     london_tool::station_toilets);

@@ -94,6 +94,16 @@ line_viewer_actor::behavior_type echo_lines() {
   };
 }
 
+status_board_actor::behavior_type echo_status() {
+  return {
+    [](const line_status_request& request) {
+      line_status_reply reply;
+      reply.correlation_id = request.context.correlation_id;
+      return reply;
+    },
+  };
+}
+
 /// An ADDRESS_GEOCODER that echoes the correlation id.
 address_geocoder_actor::behavior_type echo_geocoder() {
   return {
@@ -176,6 +186,7 @@ tool_router_targets targets(caf::actor_system& sys,
   t.serve<reachable_request>(sys.spawn(echo_reach));
   t.serve<transit_coverage_request>(sys.spawn(echo_coverage));
   t.serve<get_route_request>(sys.spawn(echo_lines));
+  t.serve<line_status_request>(sys.spawn(echo_status));
   t.limiter = sys.spawn(rate_limiter, tool_limits(tools));
   t.tools = std::move(tools);
   return t;

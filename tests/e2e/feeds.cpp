@@ -47,7 +47,7 @@ TEST_CASE("e2e feed: every tool answers from the GTFS feed",
                                          {"method", "tools/list"}});
   auto tools = listed.json().at("result").at("tools").as_array();
   // Without --gtfs-rt the realtime tools are not offered.
-  CHECK(tools.size() == 13);
+  CHECK(tools.size() == 14);
   for (const auto& t : tools) {
     CHECK(t.at("name").as_string() != "vehicle_positions");
     CHECK(t.at("name").as_string() != "service_alerts");
@@ -313,6 +313,48 @@ TEST_CASE("e2e get_trip with realtime: a departure's trip, its predicted "
   }
   CHECK(predicted);
   CHECK(trip.contains("vehicle"));
+}
+
+TEST_CASE("e2e line_status with realtime: the recorded alerts and trip "
+          "updates judge the lines",
+          "[e2e][gtfs][realtime][line_status]") {
+  daemon_harness daemon{caltrain_live()};
+  test::mcp_client client{daemon.port()};
+  client.initialize();
+  auto status = test::structured(client.call_tool("line_status", {}));
+  CHECK(status.at("realtimeUsed").as_bool());
+  auto lines = status.at("lines").as_array();
+  REQUIRE_FALSE(lines.empty());
+  const std::vector<std::string> order{"suspended",    "part-suspended",
+                                       "severe-delays", "minor-delays",
+                                       "planned-works", "good-service"};
+  auto rank = [&](const json::value& v) {
+    return std::find(order.begin(), order.end(),
+                     std::string{v.as_string()})
+           - order.begin();
+  };
+  bool alerted = false;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const auto& l = lines[i].as_object();
+    if (i > 0) // worst first
+      CHECK(rank(lines[i - 1].at("status")) <= rank(l.at("status")));
+    if (!l.contains("reasons")) {
+      CHECK(l.at("status").as_string() == "good-service");
+      continue;
+    }
+    // The status is its worst reason's.
+    CHECK(l.at("status") == l.at("reasons").as_array()[0].at("status"));
+    for (const auto& r : l.at("reasons").as_array())
+      alerted = alerted || r.at("kind").as_string() == "alert";
+  }
+  CHECK(alerted);
+  CHECK_FALSE(has_warning(status, "no-realtime"));
+  auto one = test::structured(
+    client.call_tool("line_status", {{"route", "Local"}}));
+  CHECK(one.at("lines").as_array().size() >= 1);
+  auto unknown = test::tool_error(
+    client.call_tool("line_status", {{"route", "Z9"}}));
+  CHECK(unknown.at("code").as_string() == "validation-error");
 }
 
 TEST_CASE("e2e feed with realtime: a source dated ahead of the clock is "

@@ -343,3 +343,25 @@ TEST_CASE("e2e rider: get_route by a line's name, and the lines of a "
   CHECK_THAT(std::string{unknown.at("message").as_string()},
              Catch::Contains("Z9"));
 }
+
+TEST_CASE("e2e rider: line_status without realtime says there was nothing "
+          "to judge by",
+          "[e2e][rider][line_status]") {
+  daemon_harness daemon{subway()};
+  test::mcp_client client{daemon.port()};
+  client.initialize();
+  auto status = test::structured(client.call_tool("line_status", {}));
+  CHECK_FALSE(status.at("realtimeUsed").as_bool());
+  bool warned = false;
+  for (const auto& w : status.at("warnings").as_array())
+    warned = warned || w.at("code").as_string() == "no-realtime";
+  CHECK(warned);
+  for (const auto& l : status.at("lines").as_array())
+    CHECK(l.at("status").as_string() == "good-service");
+  auto far = test::tool_error(client.call_tool(
+    "line_status", {{"near", {{"lat", 0.0}, {"lon", 0.0}}}}));
+  CHECK(far.at("code").as_string() == "unsupported-region");
+  auto no_feed = test::tool_error(
+    client.call_tool("line_status", {{"feed", "london"}}));
+  CHECK(no_feed.at("code").as_string() == "validation-error");
+}

@@ -296,7 +296,7 @@ TEST_CASE("every tool enforces exactly the bounds its schema shows",
           "[tool_catalog][validation]") {
   declared_tools declared;
   mcp::visit_tools(declared);
-  REQUIRE(declared.tools.size() == 15);
+  REQUIRE(declared.tools.size() == 16);
   int bounds_checked = 0;
   for (const auto& [name, tool] : declared.tools) {
     INFO(name);
