@@ -362,6 +362,17 @@ trip_plans plan_trips(raptor& router, const timetable& tt,
   // hold duplicates to drop; RAPTOR's hold none (plan_journeys removes
   // them), so more than the largest limit would be work thrown away.
   auto wanted = std::clamp(query.first, 1, plan_limit.max);
+  // A walk from (to) a stop given as the end starts (ends) there, named.
+  auto end_place = [&](const std::string& id) -> std::optional<place_ref> {
+    if (id.empty())
+      return std::nullopt;
+    auto s = resolve_stop(tt, id);
+    if (!s)
+      return std::nullopt;
+    return place_ref{tt.stops[*s].name, id, tt.stops[*s].position};
+  };
+  auto from_end = end_place(query.from_stop);
+  auto to_end = end_place(query.to_stop);
   for (const auto& j :
        plan_journeys(router, rq, static_cast<std::size_t>(wanted))) {
     itinerary it;
@@ -371,12 +382,13 @@ trip_plans plan_trips(raptor& router, const timetable& tt,
       leg.scheduled_start = l.start;
       leg.scheduled_end = l.end;
       leg.distance = l.meters;
-      leg.from = l.from_stop == none
-                   ? place_ref{"Origin", std::nullopt, query.from}
-                   : place_of(tt, l.from_stop);
-      leg.to = l.to_stop == none
-                 ? place_ref{"Destination", std::nullopt, query.to}
-                 : place_of(tt, l.to_stop);
+      leg.from = l.from_stop != none ? place_of(tt, l.from_stop)
+                 : from_end     ? *from_end
+                                : place_ref{"Origin", std::nullopt, query.from};
+      leg.to = l.to_stop != none ? place_of(tt, l.to_stop)
+               : to_end          ? *to_end
+                                 : place_ref{"Destination", std::nullopt,
+                                             query.to};
       if (l.transit && l.pattern >= tt.patterns.size()) {
         // A trip of the realtime layer: its realtime times were routed
         // on; the schedule's are beside them.

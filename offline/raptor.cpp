@@ -244,32 +244,67 @@ void raptor::seed_walks() {
   const auto& seed_point = Backward ? rq.to : rq.from;
   const auto& target_point = Backward ? rq.from : rq.to;
   // Where the journey may start and end: the stops within walking distance
-  // of the points, or the stops given (at no walk).
-  auto ends = [&](const coordinate& point, const std::vector<uint32_t>& at) {
-    if (at.empty())
-      return tt_.stops_near(point, max_walk_);
-    std::vector<std::pair<uint32_t, double>> given;
-    for (auto s : at)
-      if (s < tt_.stops.size())
-        given.emplace_back(s, 0.0);
-    return given;
+  // of the points, or the stops given (at no walk) and the stops their
+  // footpaths join them to (a trip from a station may change to the one
+  // transfers.txt joins it to before the first ride: out of the origin's
+  // stops, into the destination's).
+  struct end_stop {
+    uint32_t stop;
+    int32_t seconds;
+    int32_t meters;
+    /// The stop given as the end it is joined to (none: the point, or
+    /// the given stop itself).
+    uint32_t via = none;
   };
-  for (auto [s, d] : ends(seed_point, Backward ? rq.to_stops : rq.from_stops)) {
+  auto ends = [&](const coordinate& point, const std::vector<uint32_t>& at,
+                  bool origin) {
+    std::vector<end_stop> out;
+    if (at.empty()) {
+      for (auto [s, d] : tt_.stops_near(point, max_walk_))
+        out.push_back({s, walk_seconds(d),
+                       static_cast<int32_t>(std::lround(d))});
+      return out;
+    }
+    auto add = [&](uint32_t s, int32_t seconds, int32_t meters,
+                   uint32_t via) {
+      for (auto& e : out)
+        if (e.stop == s) {
+          if (seconds < e.seconds)
+            e = {s, seconds, meters, via};
+          return;
+        }
+      out.push_back({s, seconds, meters, via});
+    };
+    const auto& begin = origin ? tt_.out_begin : tt_.in_begin;
+    const auto& list = origin ? tt_.out : tt_.in;
+    for (auto s : at) {
+      if (s >= tt_.stops.size())
+        continue;
+      add(s, 0, 0, none);
+      for (auto f = begin[s]; f < begin[s + 1]; ++f)
+        if (list[f].listed || list[f].meters <= max_walk_)
+          add(list[f].stop, list[f].seconds, list[f].meters, s);
+    }
+    return out;
+  };
+  for (auto e : ends(seed_point, Backward ? rq.to_stops : rq.from_stops,
+                     !Backward)) {
+    auto s = e.stop;
     if (!stop_ok(s))
       continue;
-    auto w = walk_seconds(d);
-    auto t = onward<Backward>(rq.time, w);
+    auto t = onward<Backward>(rq.time, e.seconds);
     ready_[s] = t;
     best_ready_[s] = t;
-    ready_parent_[s] = {none, w, static_cast<int32_t>(std::lround(d))};
+    ready_parent_[s] = {e.via, e.seconds, e.meters};
     marked_[s] = 1;
     marked_list_.push_back(s);
   }
   if (one_to_all_)
     return; // no target: every stop is one
-  for (auto [s, d] : ends(target_point, Backward ? rq.from_stops : rq.to_stops))
-    if (stop_ok(s))
-      target_walk_[s] = walk_seconds(d);
+  for (auto e : ends(target_point, Backward ? rq.from_stops : rq.to_stops,
+                     Backward))
+    if (stop_ok(e.stop))
+      target_walk_[e.stop] = e.seconds;
   direct_meters_ = distance_m(rq.from, rq.to);
   direct_seconds_ = walk_seconds(direct_meters_);
   if (direct_meters_ <= max_walk_) {
@@ -520,7 +555,10 @@ std::vector<journey_leg> raptor::legs_forward(const found& f) const {
   egress.from_stop = cur;
   egress.start = ride_[at(f.rides, cur)];
   egress.end = egress.start + target_walk_[cur];
-  egress.meters = rq_->to_stops.empty() ? meters_to(tt_, cur, rq_->to) : 0;
+  // At a stop given as the end no walk; beside one, about the footpath.
+  egress.meters = rq_->to_stops.empty() || target_walk_[cur] > 0
+                    ? meters_to(tt_, cur, rq_->to)
+                    : 0;
   legs.push_back(egress);
   for (auto r = f.rides; r >= 1; --r) {
     const auto& rp = ride_parent_[at(r, cur)];
@@ -531,6 +569,7 @@ std::vector<journey_leg> raptor::legs_forward(const found& f) const {
     const auto& qp = ready_parent_[at(r - 1, board)];
     if (r == 1) {
       journey_leg access;
+      access.from_stop = qp.stop; // the origin's stop it changes from
       access.to_stop = board;
       access.end = ride.start;
       access.start = ride.start - qp.seconds;
@@ -564,7 +603,9 @@ std::vector<journey_leg> raptor::legs_backward(const found& f) const {
   access.end = ride_[at(f.rides, cur)];
   access.start = access.end - target_walk_[cur];
   access.meters
-    = rq_->from_stops.empty() ? meters_to(tt_, cur, rq_->from) : 0;
+    = rq_->from_stops.empty() || target_walk_[cur] > 0
+        ? meters_to(tt_, cur, rq_->from)
+        : 0;
   legs.push_back(access);
   for (auto r = f.rides; r >= 1; --r) {
     const auto& rp = ride_parent_[at(r, cur)];
@@ -577,6 +618,7 @@ std::vector<journey_leg> raptor::legs_backward(const found& f) const {
     if (r == 1) {
       journey_leg egress;
       egress.from_stop = alight;
+      egress.to_stop = qp.stop; // the destination's stop it changes to
       egress.start = ride.end;
       egress.end = ride.end + qp.seconds;
       egress.meters = qp.meters;

@@ -95,6 +95,24 @@ TEST_CASE("e2e rider: a stop or station is a trip end (D21)",
       CHECK(legs[i].at("from").at("stopId")
             == legs[i - 1].at("to").at("stopId"));
   }
+  // Queensboro Plaza's N/W station to Flushing: the change to the 7's
+  // station (transfers.txt, 0 s) is the first leg, not a ride out and
+  // back.
+  auto queensboro = test::structured(client.call_tool(
+    "plan_trip", {{"origin", stop("nyc:R09")},
+                  {"destination", stop("nyc:701")},
+                  {"when", {{"type", "depart"}, {"time", "2026-10-14T07:16"}}}}));
+  auto first = queensboro.at("itineraries").as_array().at(0).as_object();
+  auto qlegs = first.at("legs").as_array();
+  REQUIRE(qlegs.size() == 2);
+  CHECK(qlegs[0].at("mode").as_string() == "WALK");
+  CHECK_THAT(std::string{qlegs[0].at("from").at("stopId").as_string()},
+             Catch::StartsWith("nyc:R09"));
+  CHECK_THAT(std::string{qlegs[0].at("to").at("stopId").as_string()},
+             Catch::StartsWith("nyc:718"));
+  CHECK(qlegs[1].at("line").as_string() == "7");
+  CHECK(first.at("transfers").as_int64() == 0);
+
   // A saved stop works as a label.
   client.call_tool("save_user_variable",
                    {{"key", "flushing"},
