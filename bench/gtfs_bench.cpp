@@ -165,7 +165,8 @@ int main(int argc, char** argv) {
               << ms(one.at(0.99)) << " ms |\n";
     return 0;
   }
-  stats plan, route, departures, near, trip_answer, reach30, reach60;
+  stats plan, route, departures, near, trip_answer, reach30, reach60,
+    line_answer, status_answer;
   std::size_t found = 0;
   std::size_t reached = 0;
   for (int q = 0; q < queries; ++q) {
@@ -208,6 +209,21 @@ int main(int argc, char** argv) {
       auto trip = gtfs::trip_of(tt, nullptr, t);
       trip_answer.add(clock_type::now() - start);
     }
+
+    // get_route of the departure's line; line_status of every line.
+    if (board && !board->stop_times.empty()) {
+      route_query l;
+      l.route = board->stop_times.front().line;
+      l.time = d.start_time;
+      start = clock_type::now();
+      auto line = gtfs::route_of(tt, l);
+      line_answer.add(clock_type::now() - start);
+    }
+    line_status_query ls;
+    ls.time = d.start_time;
+    start = clock_type::now();
+    auto statuses = gtfs::line_status_of(tt, nullptr, ls);
+    status_answer.add(clock_type::now() - start);
 
     // reachable from the plan's origin: 30 and 60 minutes.
     reach_query r;
@@ -255,6 +271,11 @@ int main(int argc, char** argv) {
             << ms(near.at(0.99)) << " ms |\n";
   std::cout << "| get_trip p50 / p99 | " << ms(trip_answer.at(0.5))
             << " / " << ms(trip_answer.at(0.99)) << " ms |\n";
+  std::cout << "| get_route p50 / p99 | " << ms(line_answer.at(0.5))
+            << " / " << ms(line_answer.at(0.99)) << " ms |\n";
+  std::cout << "| line_status, every line, p50 / p99 | "
+            << ms(status_answer.at(0.5)) << " / "
+            << ms(status_answer.at(0.99)) << " ms |\n";
   std::cout << "| reachable 30 min p50 / p99 | " << ms(reach30.at(0.5))
             << " / " << ms(reach30.at(0.99)) << " ms |\n";
   std::cout << "| reachable 60 min p50 / p99 (" << reached / std::max(1, queries)
