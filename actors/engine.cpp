@@ -224,7 +224,8 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
                            return std::optional<region>{area};
                          },
                          {}, result.timetable, result.journey_planner,
-                         result.geocoding, result.realtime};
+                         result.geocoding, result.realtime,
+                         network_info_actor{}}; // no trips, lines, reach
       if (config.feeds_first)
         entries.push_back(std::move(hsl));
       else
