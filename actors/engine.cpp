@@ -79,6 +79,11 @@ std::vector<provider_coverage> upstream_coverage(const engine_config& config,
     tfl.name = "TfL";
     tfl.kind = "tfl";
     tfl.state = config.demo_tfl ? "demo" : "live";
+    // D18: an explicit URL without a key answers UPSTREAM_ERROR per call.
+    if (!config.demo_tfl && !config.providers.london_journeys
+        && config.tfl.key_required && config.tfl.api_key.empty())
+      tfl.problem = "no TfL key: planJourney answers upstream-error until "
+                    "one is given (tfl.api-key)";
     tfl.area = region{51.28, 51.70, -0.51, 0.34, "Greater London"};
     tfl.agencies = {"Transport for London"};
     tfl.timezone = "Europe/London";

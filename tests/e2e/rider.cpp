@@ -267,7 +267,9 @@ TEST_CASE("e2e rider: reachable from a point, a stop and a saved place",
 TEST_CASE("e2e rider: transit_coverage says what is served, and the "
           "instructions say to ask it first",
           "[e2e][rider][coverage]") {
-  daemon_harness daemon{subway()};
+  auto options = subway();
+  options.tfl_key.clear(); // an explicit TfL URL without a key
+  daemon_harness daemon{options};
   test::mcp_client client{daemon.port()};
   auto init = client.post(json::object{
     {"jsonrpc", "2.0"},
@@ -296,6 +298,14 @@ TEST_CASE("e2e rider: transit_coverage says what is served, and the "
   // Loaded on the engine's clock (2026-10-14).
   CHECK_THAT(std::string{nyc.at("loadedAt").as_string()},
              Catch::StartsWith("2026-10-14"));
+  // TfL at an explicit URL without a key says so (D18).
+  bool keyless = false;
+  for (const auto& p : providers)
+    if (p.at("kind").as_string() == "tfl")
+      keyless = p.as_object().contains("problem")
+                && std::string{p.at("problem").as_string()}.find("no TfL key")
+                     != std::string::npos;
+  CHECK(keyless);
   bool reachable = false;
   for (const auto& t : nyc.at("tools").as_array())
     reachable = reachable || t.as_string() == "reachable";
