@@ -25,7 +25,8 @@ std::vector<std::string> tools_of(const std::string& kind, bool realtime,
     return {"get_departures", "find_stops", "geocode_address", "plan_trip",
             "service_alerts"};
   if (kind == "tfl") {
-    std::vector<std::string> out{"planJourney"};
+    std::vector<std::string> out{"get_departures", "line_status",
+                                 "planJourney"};
     if (toilets)
       out.emplace_back("stationToilets");
     return out;

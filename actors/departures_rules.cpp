@@ -121,9 +121,10 @@ get_departures_reply build_departures_board(
     if (has_realtime(*time)) {
       out.realtime_time = format_in_zone(time->realtime_departure,
                                          upstream.timezone);
-      // Rule 1.
-      out.delay_seconds = static_cast<int32_t>(time->realtime_departure
-                                               - time->scheduled_departure);
+      // Rule 1; a prediction without a timetable claims no delay (D23).
+      if (!time->prediction_only)
+        out.delay_seconds = static_cast<int32_t>(time->realtime_departure
+                                                 - time->scheduled_departure);
     }
     out.status = classify(*time);
     out.platform = time->platform;

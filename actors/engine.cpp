@@ -22,6 +22,7 @@
 #include "transitd/actors/trip_planner.hpp"
 #include "transitd/messages/time.hpp"
 #include "transitd/providers/tfl_demo_station_data.hpp"
+#include "transitd/providers/tfl_network_actor.hpp"
 
 namespace transitd {
 
@@ -82,9 +83,10 @@ std::vector<provider_coverage> upstream_coverage(const engine_config& config,
     // D18: an explicit URL without a key answers UPSTREAM_ERROR per call.
     if (!config.demo_tfl && !config.providers.london_journeys
         && config.tfl.key_required && config.tfl.api_key.empty())
-      tfl.problem = "no TfL key: planJourney answers upstream-error until "
-                    "one is given (tfl.api-key)";
-    tfl.area = region{51.28, 51.70, -0.51, 0.34, "Greater London"};
+      tfl.problem = "no TfL key: planJourney, London departures and line "
+                    "status answer upstream-error until one is given "
+                    "(tfl.api-key)";
+    tfl.area = tfl::london_area();
     tfl.agencies = {"Transport for London"};
     tfl.timezone = "Europe/London";
     tfl.tools = tools_of("tfl", false, toilets);
@@ -198,7 +200,13 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   timetable_actor timetable = result.timetable;
   journey_planner_actor journey_planner = result.journey_planner;
   geocoding_actor geocoding = result.geocoding;
-  if (!config.feeds.empty()) {
+  // London's departures and line status: TfL's StopPoint and Line APIs,
+  // where TfL is configured (its URL, or the demo upstream).
+  tfl_network_actor tfl_network_handle;
+  if (!config.tfl.url.empty())
+    tfl_network_handle = system.spawn(tfl_network, config.tfl, providers.gate("tfl"),
+                          config.demo_tfl);
+  if (!config.feeds.empty() || tfl_network_handle) {
     std::vector<provider_entry> entries;
     for (auto options : config.feeds) {
       // One clock for the whole engine: the feeds' realtime ages and the
@@ -231,10 +239,31 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
                          {}, result.timetable, result.journey_planner,
                          result.geocoding, result.realtime,
                          network_info_actor{}}; // no trips, lines, reach
+      // Digitransit's ids are FEED:ID ("HSL:1040129"); an embedder's own
+      // timetable may use any.
+      if (!chosen.timetable) {
+        hsl.claims = [](const std::string& id) {
+          auto colon = id.find(':');
+          return colon != std::string::npos && colon > 0
+                 && colon + 1 < id.size();
+        };
+        hsl.id_forms = "HSL:1040129 (Digitransit)";
+      }
       if (config.feeds_first)
         entries.push_back(std::move(hsl));
       else
         entries.insert(entries.begin(), std::move(hsl));
+    }
+    if (tfl_network_handle) {
+      provider_entry tfl{"TfL", "",
+                         [] { return std::optional<region>{tfl::london_area()}; },
+                         {}, tfl_network_handle, journey_planner_actor{},
+                         geocoding_actor{}, realtime_info_actor{},
+                         tfl_network_handle};
+      tfl.claims = [](const std::string& id) { return tfl::is_stop_id(id); };
+      tfl.id_forms = std::string{tfl::stop_id_forms};
+      tfl.feed_name = "tfl";
+      entries.push_back(std::move(tfl));
     }
     result.provider_switch = system.spawn(provider_switch, std::move(entries));
     timetable = result.provider_switch;

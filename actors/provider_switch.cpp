@@ -15,14 +15,23 @@ namespace transitd {
 std::optional<std::size_t>
 entry_for_stop(const std::vector<provider_entry>& entries,
                const std::string& stop_id) {
+  // A prefix names its provider; then the forms the others claim; an
+  // entry without a prefix or a claim takes what is left.
   std::optional<std::size_t> fallback;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const auto& prefix = entries[i].stop_prefix;
-    if (prefix.empty()) {
-      if (!fallback)
-        fallback = i;
-    } else if (stop_id.compare(0, prefix.size(), prefix) == 0) {
+    if (!prefix.empty() && stop_id.compare(0, prefix.size(), prefix) == 0)
       return i;
+  }
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto& e = entries[i];
+    if (!e.stop_prefix.empty())
+      continue;
+    if (e.claims) {
+      if (e.claims(stop_id))
+        return i;
+    } else if (!fallback) {
+      fallback = i;
     }
   }
   return fallback;
@@ -41,10 +50,24 @@ bool entry_holds(const provider_entry& entry,
 
 std::optional<std::size_t>
 entry_for_points(const std::vector<provider_entry>& entries,
-                 std::initializer_list<coordinate> points) {
+                 std::initializer_list<coordinate> points,
+                 bool (*serves)(const provider_entry&)) {
   for (std::size_t i = 0; i < entries.size(); ++i)
-    if (entry_holds(entries[i], points))
+    if ((serves == nullptr || serves(entries[i]))
+        && entry_holds(entries[i], points))
       return i;
+  return std::nullopt;
+}
+
+std::optional<std::size_t>
+entry_named(const std::vector<provider_entry>& entries,
+            const std::string& feed) {
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto& e = entries[i];
+    if ((!e.stop_prefix.empty() && e.stop_prefix == feed + ":")
+        || (!e.feed_name.empty() && e.feed_name == feed))
+      return i;
+  }
   return std::nullopt;
 }
 
@@ -57,7 +80,73 @@ entry_for_prefixed(const std::vector<provider_entry>& entries,
         && id.compare(0, prefix.size(), prefix) == 0)
       return i;
   }
+  for (std::size_t i = 0; i < entries.size(); ++i)
+    if (entries[i].network && entries[i].stop_prefix.empty()
+        && entries[i].claims && entries[i].claims(id))
+      return i;
   return std::nullopt;
+}
+
+namespace {
+
+std::string forms_of(const provider_entry& e) {
+  return !e.id_forms.empty() ? e.id_forms : e.stop_prefix + "...";
+}
+
+bool has_network(const provider_entry& e) {
+  return static_cast<bool>(e.network);
+}
+
+bool has_timetable(const provider_entry& e) {
+  return static_cast<bool>(e.timetable);
+}
+
+bool has_planner(const provider_entry& e) {
+  return static_cast<bool>(e.journey_planner);
+}
+
+} // namespace
+
+outcome<std::size_t>
+entry_for_network(const std::vector<provider_entry>& entries,
+                  const std::string& feed,
+                  std::initializer_list<const std::string*> ids,
+                  const std::optional<coordinate>& near,
+                  const std::string& what, const std::string& hint) {
+  if (!feed.empty()) {
+    auto i = entry_named(entries, feed);
+    if (!i || !entries[*i].network)
+      return unknown_id(entries, "feed", feed, "name a feed served here");
+    return *i;
+  }
+  for (const auto* id : ids)
+    if (!id->empty())
+      if (auto i = entry_for_prefixed(entries, *id))
+        return *i;
+  if (near) {
+    if (auto i = entry_for_points(entries, {*near}, has_network))
+      return *i;
+    return outside_every_area(entries, "the point lies");
+  }
+  // The only feed; without feeds, the only provider answering (TfL's
+  // lines are asked for by feed "tfl" or a point in London when a feed is
+  // served too).
+  std::vector<std::size_t> feeds, served;
+  for (std::size_t e = 0; e < entries.size(); ++e)
+    if (entries[e].network) {
+      served.push_back(e);
+      if (!entries[e].stop_prefix.empty())
+        feeds.push_back(e);
+    }
+  if (feeds.size() == 1)
+    return feeds.front();
+  if (feeds.empty() && served.size() == 1)
+    return served.front();
+  std::string first;
+  for (const auto* id : ids)
+    if (first.empty())
+      first = *id;
+  return unknown_id(entries, what, first, hint);
 }
 
 failure unknown_id(const std::vector<provider_entry>& entries,
@@ -65,8 +154,8 @@ failure unknown_id(const std::vector<provider_entry>& entries,
                    const std::string& hint) {
   std::string known;
   for (const auto& e : entries)
-    if (e.network && !e.stop_prefix.empty())
-      known += (known.empty() ? "" : ", ") + e.stop_prefix + "...";
+    if (e.network && (!e.stop_prefix.empty() || !e.id_forms.empty()))
+      known += (known.empty() ? "" : ", ") + forms_of(e);
   return make_failure(ec::validation_error,
                       what + " \"" + id + "\" belongs to no provider here",
                       hint + (known.empty() ? std::string{}
@@ -77,7 +166,7 @@ failure unknown_stop(const std::vector<provider_entry>& entries,
                      const std::string& stop_id) {
   std::string known;
   for (const auto& e : entries)
-    known += (known.empty() ? "" : ", ") + e.stop_prefix + "...";
+    known += (known.empty() ? "" : ", ") + forms_of(e);
   return make_failure(ec::validation_error,
                       "stop \"" + stop_id + "\" belongs to no provider here",
                       "stop ids here look like " + known
@@ -155,9 +244,7 @@ entry_for_realtime(const std::vector<provider_entry>& entries,
         found = i;
     // A stop or route id no prefix claims: the provider of such ids.
     if (!found && ids_of_fallback)
-      for (std::size_t i = 0; i < entries.size() && !found; ++i)
-        if (entries[i].stop_prefix.empty())
-          found = i;
+      found = entry_for_stop(entries, id);
   }
   if (!found && center) {
     found = entry_for_points(entries, {*center});
@@ -192,24 +279,49 @@ entry_for_realtime(const std::vector<provider_entry>& entries,
   return *found;
 }
 
+namespace {
+
+/// Asks `who` about a stop; a provider claiming ids by their form knows
+/// only its own, so its "unknown stop" is given the hint naming every form
+/// served here.
+template <class Result, class Handle, class Query>
+caf::typed_response_promise<Result> ask_naming_forms(
+  provider_switch_actor::stateful_pointer<provider_switch_state> self,
+  const Handle& who, Query q) {
+  auto rp = self->make_response_promise<Result>();
+  auto id = q.stop_id;
+  std::chrono::milliseconds left{remaining_ms(q.context, 10000)};
+  self->request(who, left, std::move(q))
+    .then([rp](Result& answer) mutable { rp.deliver(std::move(answer)); },
+          [self, rp, id](caf::error& err) mutable {
+            auto f = to_failure(err);
+            if (f.code == ec::validation_error)
+              f.hint = unknown_stop(self->state.entries, id).hint;
+            rp.deliver(to_error(f));
+          });
+  return rp;
+}
+
+} // namespace
+
 provider_switch_actor::behavior_type provider_switch(
   provider_switch_actor::stateful_pointer<provider_switch_state> self,
   std::vector<provider_entry> entries) {
   self->state.entries = std::move(entries);
   return {
-    [self](stop_departures_query& q) -> caf::delegated<stop_departures> {
+    [self](stop_departures_query& q) -> caf::result<stop_departures> {
       const auto& entries = self->state.entries;
       auto i = entry_for_stop(entries, q.stop_id);
-      if (!i) {
-        self->make_response_promise<stop_departures>().deliver(
-          to_error(unknown_stop(entries, q.stop_id)));
-        return {};
-      }
-      return self->delegate(entries[*i].timetable, std::move(q));
+      if (!i)
+        return to_error(unknown_stop(entries, q.stop_id));
+      if (!entries[*i].stop_prefix.empty())
+        return self->delegate(entries[*i].timetable, std::move(q));
+      return ask_naming_forms<stop_departures>(self, entries[*i].timetable,
+                                               std::move(q));
     },
     [self](nearby_stops_query& q) -> caf::delegated<nearby_stops> {
       const auto& entries = self->state.entries;
-      auto i = entry_for_points(entries, {q.center});
+      auto i = entry_for_points(entries, {q.center}, has_timetable);
       if (!i) {
         self->make_response_promise<nearby_stops>().deliver(
           to_error(outside_every_area(entries, "the point lies")));
@@ -222,22 +334,19 @@ provider_switch_actor::behavior_type provider_switch(
       auto i = entry_for_stop(entries, q.stop_id);
       if (!i)
         return to_error(unknown_stop(entries, q.stop_id));
+      if (!entries[*i].journey_planner)
+        return to_error(make_failure(
+          ec::validation_error,
+          "plan_trip does not route from " + entries[*i].name + "'s stop \""
+            + q.stop_id + "\"",
+          entries[*i].name == "TfL"
+            ? "plan London journeys with planJourney"
+            : "give the place as coordinates"));
       if (!entries[*i].stop_prefix.empty())
         return self->delegate(entries[*i].journey_planner, std::move(q));
-      // The provider of unprefixed ids does not know the others' forms:
-      // its "unknown stop" names them all.
-      auto rp = self->make_response_promise<stop_place>();
-      auto id = q.stop_id;
-      std::chrono::milliseconds left{remaining_ms(q.context, 10000)};
-      self->request(entries[*i].journey_planner, left, std::move(q))
-        .then([rp](stop_place& place) mutable { rp.deliver(std::move(place)); },
-              [self, rp, id](caf::error& err) mutable {
-                auto f = to_failure(err);
-                if (f.code == ec::validation_error)
-                  f.hint = unknown_stop(self->state.entries, id).hint;
-                rp.deliver(to_error(f));
-              });
-      return rp;
+      return ask_naming_forms<stop_place>(self,
+                                          entries[*i].journey_planner,
+                                          std::move(q));
     },
     [self](trip_plan_query& q) -> caf::delegated<trip_plans> {
       const auto& entries = self->state.entries;
@@ -247,10 +356,22 @@ provider_switch_actor::behavior_type provider_switch(
       for (const auto* id : {&q.from_stop, &q.to_stop})
         if (!i && !id->empty())
           if (auto e = entry_for_stop(entries, *id);
-              e && entry_holds(entries[*e], {q.from, q.to}))
+              e && entries[*e].journey_planner
+              && entry_holds(entries[*e], {q.from, q.to}))
             i = e;
       if (!i)
-        i = entry_for_points(entries, {q.from, q.to});
+        i = entry_for_points(entries, {q.from, q.to}, has_planner);
+      if (!i)
+        if (auto other = entry_for_points(entries, {q.from, q.to})) {
+          self->make_response_promise<trip_plans>().deliver(to_error(
+            make_failure(ec::unsupported_region,
+                         "plan_trip does not route in " + entries[*other].name
+                           + "'s area",
+                         entries[*other].name == "TfL"
+                           ? "plan London journeys with planJourney"
+                           : "use points within an area plan_trip serves")));
+          return {};
+        }
       if (!i) {
         auto from = entry_for_points(entries, {q.from});
         auto to = entry_for_points(entries, {q.to});
@@ -270,7 +391,8 @@ provider_switch_actor::behavior_type provider_switch(
     },
     [self](cancel_call& c) {
       for (const auto& e : self->state.entries)
-        self->send(e.journey_planner, c);
+        if (e.journey_planner)
+          self->send(e.journey_planner, c);
     },
     [self](geocode_query& q) -> caf::result<geocode_candidates> {
       const auto& entries = self->state.entries;
@@ -401,63 +523,23 @@ provider_switch_actor::behavior_type provider_switch(
     },
     [self](route_query& q) -> caf::result<route_details> {
       const auto& entries = self->state.entries;
-      // The feed a stop or route id names, else the one whose area holds
-      // `near`, else the only feed.
-      std::optional<std::size_t> i;
-      for (const auto* id : {&q.stop, &q.route})
-        if (!i && !id->empty())
-          i = entry_for_prefixed(entries, *id);
-      if (!i && !q.stop.empty())
+      if (!q.stop.empty() && !entry_for_prefixed(entries, q.stop))
         return to_error(unknown_id(entries, "stop", q.stop,
                                    "find stop ids with find_stops"));
-      if (!i && q.near)
-        for (std::size_t e = 0; e < entries.size() && !i; ++e)
-          if (entries[e].network && entry_holds(entries[e], {*q.near}))
-            i = e;
-      if (!i) {
-        std::vector<std::size_t> feeds;
-        for (std::size_t e = 0; e < entries.size(); ++e)
-          if (entries[e].network)
-            feeds.push_back(e);
-        if (feeds.size() == 1 && !q.near)
-          i = feeds.front();
-      }
+      auto i = entry_for_network(entries, {}, {&q.stop, &q.route}, q.near,
+                                 "line",
+                                 "give near (a point in the line's area), a "
+                                 "stop, or a route id");
       if (!i)
-        return to_error(
-          q.near ? outside_every_area(entries, "the point lies")
-                 : unknown_id(entries, "line", q.route,
-                              "give near (a point in the line's area), a "
-                              "stop, or a route id"));
+        return to_error(i.error());
       return self->delegate(entries[*i].network, std::move(q));
     },
     [self](line_status_query& q) -> caf::result<line_status_list> {
       const auto& entries = self->state.entries;
-      std::optional<std::size_t> i;
-      if (!q.feed.empty()) {
-        i = entry_for_prefixed(entries, q.feed + ":");
-        if (!i)
-          return to_error(unknown_id(entries, "feed", q.feed,
-                                     "name a feed served here"));
-      }
-      if (!i && !q.route.empty())
-        i = entry_for_prefixed(entries, q.route);
-      if (!i && q.near)
-        for (std::size_t e = 0; e < entries.size() && !i; ++e)
-          if (entries[e].network && entry_holds(entries[e], {*q.near}))
-            i = e;
-      if (!i) {
-        std::vector<std::size_t> feeds;
-        for (std::size_t e = 0; e < entries.size(); ++e)
-          if (entries[e].network)
-            feeds.push_back(e);
-        if (feeds.size() == 1 && !q.near)
-          i = feeds.front();
-      }
+      auto i = entry_for_network(entries, q.feed, {&q.route}, q.near, "line",
+                                 "give feed, near or a route id");
       if (!i)
-        return to_error(q.near ? outside_every_area(entries, "the point lies")
-                               : unknown_id(entries, "line", q.route,
-                                            "give feed, near or a route "
-                                            "id"));
+        return to_error(i.error());
       return self->delegate(entries[*i].network, std::move(q));
     },
     [self](trip_query& q) -> caf::result<trip_details> {

@@ -19,8 +19,8 @@ namespace transitd {
 struct provider_entry {
   /// For messages: "feed nyc", "Digitransit".
   std::string name;
-  /// Stop ids of this provider start with it ("nyc:"); empty: the ids no
-  /// other entry claims.
+  /// Stop ids of this provider start with it ("nyc:"); empty: the ids
+  /// `claims` accepts (without `claims`: every id no other entry takes).
   std::string stop_prefix;
   /// The service area now; nullopt while the provider has none yet (a
   /// feed still loading).
@@ -35,6 +35,14 @@ struct provider_entry {
   realtime_info_actor realtime;
   /// Trips, lines, reach, coverage; null: the provider answers none.
   network_info_actor network;
+  /// For an entry without a prefix: the stop ids it serves, by their form
+  /// (TfL's NaPTAN and hub ids, Digitransit's FEED:ID).
+  std::function<bool(const std::string&)> claims;
+  /// How its ids look, for messages ("HSL:1040129 (Digitransit)"); empty:
+  /// the prefix followed by "...".
+  std::string id_forms;
+  /// What a `feed` argument calls it besides its prefix ("tfl").
+  std::string feed_name;
 };
 
 struct provider_switch_state {
@@ -83,10 +91,29 @@ failure unknown_id(const std::vector<provider_entry>& entries,
 failure unknown_stop(const std::vector<provider_entry>& entries,
                      const std::string& stop_id);
 
-/// The first entry (in order) whose area holds every point.
+/// The first entry (in order) whose area holds every point and that
+/// `serves` (when given: it has the actor the question needs).
 std::optional<std::size_t>
 entry_for_points(const std::vector<provider_entry>& entries,
-                 std::initializer_list<coordinate> points);
+                 std::initializer_list<coordinate> points,
+                 bool (*serves)(const provider_entry&) = nullptr);
+
+/// The entry a `feed` argument names: by its prefix ("nyc" for "nyc:") or
+/// its feed_name ("tfl"); nullopt when none.
+std::optional<std::size_t>
+entry_named(const std::vector<provider_entry>& entries,
+            const std::string& feed);
+
+/// The entry answering a network question (NETWORK_INFO): the one `feed`
+/// names, else the one the first non-empty of `ids` belongs to, else the
+/// one whose area holds `near`, else the only one; a failure naming what
+/// to give otherwise (`what`: "line").
+outcome<std::size_t>
+entry_for_network(const std::vector<provider_entry>& entries,
+                  const std::string& feed,
+                  std::initializer_list<const std::string*> ids,
+                  const std::optional<coordinate>& near,
+                  const std::string& what, const std::string& hint);
 
 /// "origin lies outside every area served here (...)".
 failure outside_every_area(const std::vector<provider_entry>& entries,

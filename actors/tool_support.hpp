@@ -1,4 +1,5 @@
 #pragma once
+#include <algorithm>
 // What every tool actor shares: its options, the deadline arithmetic, and
 // the skeleton of a call past validation (ask the provider within the
 // call's remaining time, build the reply, add the standing warnings,
@@ -58,7 +59,9 @@ template <class Reply>
 void deliver_reply(caf::typed_response_promise<Reply>& rp, Reply reply,
                    const tool_options& options) {
   for (const auto& w : options.standing_warnings)
-    reply.warnings.push_back(w);
+    if (std::none_of(reply.warnings.begin(), reply.warnings.end(),
+                     [&](const warning& had) { return had.code == w.code; }))
+      reply.warnings.push_back(w);
   rp.deliver(std::move(reply));
 }
 

@@ -133,13 +133,16 @@ struct stop_time {
   /// empty when the provider does not say.
   std::string trip_id;
   std::string service_date;
+  /// A prediction with no timetable behind it (TfL's countdown, D23): the
+  /// scheduled time is the predicted one and no delay is claimed.
+  bool prediction_only = false;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, stop_time& x) {
   return f(x.line, x.mode, x.headsign, x.scheduled_departure,
            x.realtime_departure, x.realtime, x.cancelled, x.platform,
-           x.trip_id, x.service_date);
+           x.trip_id, x.service_date, x.prediction_only);
 }
 
 /// Provider answer.

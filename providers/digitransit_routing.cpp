@@ -9,10 +9,16 @@
 #include <boost/json.hpp>
 
 #include "transitd/messages/time.hpp"
+#include "transitd/providers/json_read.hpp"
 
 namespace json = boost::json;
 
 namespace transitd::digitransit {
+
+using upstream_json::bool_at;
+using upstream_json::find_path;
+using upstream_json::int_at;
+using upstream_json::string_at;
 
 namespace {
 
@@ -40,58 +46,6 @@ constexpr std::string_view departures_query = R"(query StopDepartures(
     }
   }
 })";
-
-const json::value* find_path(const json::value& root,
-                             std::initializer_list<std::string_view> path) {
-  const json::value* current = &root;
-  for (auto key : path) {
-    const auto* obj = current->if_object();
-    if (obj == nullptr)
-      return nullptr;
-    auto it = obj->find(key);
-    if (it == obj->end())
-      return nullptr;
-    current = &it->value();
-  }
-  return current;
-}
-
-std::optional<std::string> string_at(const json::value& root,
-                                     std::initializer_list<std::string_view>
-                                       path) {
-  const auto* v = find_path(root, path);
-  if (v == nullptr || !v->is_string())
-    return std::nullopt;
-  return std::string{v->get_string()};
-}
-
-std::optional<int64_t> int_at(const json::value& root,
-                              std::initializer_list<std::string_view> path) {
-  const auto* v = find_path(root, path);
-  if (v == nullptr)
-    return std::nullopt;
-  if (v->is_int64())
-    return v->get_int64();
-  // Numbers that do not fit (or are not finite) are absent, not undefined
-  // behaviour: found by tests/fuzz.
-  if (v->is_uint64())
-    return v->get_uint64() <= static_cast<uint64_t>(INT64_MAX)
-             ? std::optional<int64_t>{static_cast<int64_t>(v->get_uint64())}
-             : std::nullopt;
-  if (v->is_double()) {
-    auto d = v->get_double();
-    if (!(d > -9.2e18 && d < 9.2e18)) // false for NaN too
-      return std::nullopt;
-    return static_cast<int64_t>(d);
-  }
-  return std::nullopt;
-}
-
-bool bool_at(const json::value& root,
-             std::initializer_list<std::string_view> path) {
-  const auto* v = find_path(root, path);
-  return v != nullptr && v->is_bool() && v->get_bool();
-}
 
 std::optional<failure> graphql_errors(const json::value& root) {
   const auto* errors = find_path(root, {"errors"});
@@ -253,14 +207,7 @@ constexpr std::string_view nearby_stops_query_text = R"(query NearbyStops(
 })";
 
 double number_at(const json::value& root, std::string_view key) {
-  const auto* v = find_path(root, {key});
-  if (v == nullptr)
-    return 0;
-  if (v->is_double())
-    return v->get_double();
-  if (v->is_int64())
-    return static_cast<double>(v->get_int64());
-  return 0;
+  return upstream_json::number_at(root, {key}).value_or(0.0);
 }
 
 /// One stop object (Stop) plus its distance into a summary; nullopt for

@@ -4,73 +4,51 @@
 
 #include <boost/json.hpp>
 
+#include "transitd/providers/json_read.hpp"
+#include "transitd/providers/tfl_network.hpp"
 #include "transitd/providers/upstream_http.hpp"
 
 namespace json = boost::json;
 
 namespace transitd::tfl {
 
+using upstream_json::find_path;
+using upstream_json::int_at;
+using upstream_json::text_at;
+
 namespace {
-
-std::string text(const json::value* v) {
-  return v != nullptr && v->is_string() ? std::string{v->get_string()}
-                                        : std::string{};
-}
-
-const json::value* at(const json::value& root,
-                      std::initializer_list<std::string_view> path) {
-  const json::value* current = &root;
-  for (auto key : path) {
-    if (!current->is_object())
-      return nullptr;
-    current = current->get_object().if_contains(key);
-    if (current == nullptr)
-      return nullptr;
-  }
-  return current;
-}
-
-int32_t integer(const json::value* v) {
-  if (v == nullptr)
-    return 0;
-  if (v->is_int64())
-    return static_cast<int32_t>(v->get_int64());
-  if (v->is_double())
-    return static_cast<int32_t>(v->get_double());
-  return 0;
-}
 
 std::string place_name(const json::value* point) {
   if (point == nullptr)
     return {};
-  auto name = text(at(*point, {"commonName"}));
-  return name.empty() ? text(at(*point, {"name"})) : name;
+  auto name = text_at(*point, {"commonName"});
+  return name.empty() ? text_at(*point, {"name"}) : name;
 }
 
 journey_option read_journey(const json::value& j) {
   journey_option out;
-  out.start_time = text(at(j, {"startDateTime"}));
-  out.arrival_time = text(at(j, {"arrivalDateTime"}));
-  out.duration_minutes = integer(at(j, {"duration"}));
+  out.start_time = text_at(j, {"startDateTime"});
+  out.arrival_time = text_at(j, {"arrivalDateTime"});
+  out.duration_minutes = static_cast<int32_t>(int_at(j, {"duration"}).value_or(0));
   std::string summary;
-  if (const auto* legs = at(j, {"legs"}); legs && legs->is_array()) {
+  if (const auto* legs = find_path(j, {"legs"}); legs && legs->is_array()) {
     for (const auto& l : legs->get_array()) {
       journey_leg_summary leg;
-      leg.mode = text(at(l, {"mode", "name"}));
+      leg.mode = text_at(l, {"mode", "name"});
       if (leg.mode.empty())
-        leg.mode = text(at(l, {"mode", "id"}));
-      if (const auto* options = at(l, {"routeOptions"});
+        leg.mode = text_at(l, {"mode", "id"});
+      if (const auto* options = find_path(l, {"routeOptions"});
           options && options->is_array() && !options->get_array().empty()) {
-        auto name = text(at(options->get_array().front(), {"name"}));
+        auto name = text_at(options->get_array().front(), {"name"});
         if (!name.empty())
           leg.line = name;
       }
-      leg.from = place_name(at(l, {"departurePoint"}));
-      leg.to = place_name(at(l, {"arrivalPoint"}));
-      leg.departure_time = text(at(l, {"departureTime"}));
-      leg.arrival_time = text(at(l, {"arrivalTime"}));
-      leg.duration_minutes = integer(at(l, {"duration"}));
-      leg.instruction = text(at(l, {"instruction", "summary"}));
+      leg.from = place_name(find_path(l, {"departurePoint"}));
+      leg.to = place_name(find_path(l, {"arrivalPoint"}));
+      leg.departure_time = text_at(l, {"departureTime"});
+      leg.arrival_time = text_at(l, {"arrivalTime"});
+      leg.duration_minutes = static_cast<int32_t>(int_at(l, {"duration"}).value_or(0));
+      leg.instruction = text_at(l, {"instruction", "summary"});
       if (!summary.empty())
         summary += ", then ";
       summary += leg.instruction.empty() ? leg.mode : leg.instruction;
@@ -85,14 +63,14 @@ std::vector<place_suggestion> read_suggestions(const json::value* d) {
   std::vector<place_suggestion> out;
   if (d == nullptr)
     return out;
-  const auto* options = at(*d, {"disambiguationOptions"});
+  const auto* options = find_path(*d, {"disambiguationOptions"});
   if (options == nullptr || !options->is_array())
     return out;
   for (const auto& o : options->get_array()) {
     place_suggestion s;
-    s.parameter_value = text(at(o, {"parameterValue"}));
-    s.name = place_name(at(o, {"place"}));
-    if (const auto* q = at(o, {"matchQuality"}); q && q->is_number())
+    s.parameter_value = text_at(o, {"parameterValue"});
+    s.name = place_name(find_path(o, {"place"}));
+    if (const auto* q = find_path(o, {"matchQuality"}); q && q->is_number())
       s.match_quality = q->to_number<double>();
     if (!s.parameter_value.empty())
       out.push_back(std::move(s));
@@ -113,18 +91,8 @@ std::string make_journey_target(std::string_view base_path,
 }
 
 outcome<journey_plan_reply> parse_journey_response(const http_response& r) {
-  if (r.status != 200 && r.status != 300) {
-    if (r.status == 429 || r.status >= 500)
-      return classify_http_failure(r, "TfL");
-    // TfL's ApiError: {"httpStatusCode":..,"message":..}
-    json::error_code error;
-    auto body = json::parse(r.body, error);
-    std::string message = "TfL answered HTTP " + std::to_string(r.status);
-    if (!error)
-      if (auto m = text(at(body, {"message"})); !m.empty())
-        message += ": " + sanitize_upstream_text(m);
-    return make_failure(ec::upstream_error, message);
-  }
+  if (r.status != 200 && r.status != 300)
+    return failure_of(r);
   json::error_code error;
   auto body = json::parse(r.body, error);
   if (error || !body.is_object())
@@ -134,12 +102,12 @@ outcome<journey_plan_reply> parse_journey_response(const http_response& r) {
   if (r.status == 300) {
     reply.disambiguation_required = true;
     reply.from_suggestions = read_suggestions(
-      at(body, {"fromLocationDisambiguation"}));
+      find_path(body, {"fromLocationDisambiguation"}));
     reply.to_suggestions = read_suggestions(
-      at(body, {"toLocationDisambiguation"}));
+      find_path(body, {"toLocationDisambiguation"}));
     return reply;
   }
-  const auto* journeys = at(body, {"journeys"});
+  const auto* journeys = find_path(body, {"journeys"});
   if (journeys == nullptr || !journeys->is_array())
     return make_failure(ec::upstream_error, "TfL answer has no journeys");
   for (const auto& j : journeys->get_array())

@@ -76,12 +76,12 @@ struct upstream_client {
 };
 
 /// `parse(response)` turns any answered HTTP response into
-/// outcome<Result>; transport failures become the contract's codes.
-template <class Result, class Self, class Parse>
-caf::typed_response_promise<Result>
-call_upstream_response(Self* self, const upstream_gate_actor& gate, http_call call,
-                       std::string upstream_name, Parse parse) {
-  auto rp = self->template make_response_promise<Result>();
+/// outcome<Result>; transport failures become the contract's codes;
+/// `done(outcome<Result>)` receives either (for a call that goes on).
+template <class Result, class Self, class Parse, class Done>
+void call_upstream_then(Self* self, const upstream_gate_actor& gate,
+                        http_call call, std::string upstream_name,
+                        Parse parse, Done done) {
   auto cid = call.context.correlation_id;
   // The gate enforces the HTTP timeouts and the deadline between retries;
   // the request timeout only guards against a lost gate.
@@ -92,21 +92,34 @@ call_upstream_response(Self* self, const upstream_gate_actor& gate, http_call ca
   auto guard = std::chrono::milliseconds{guard_ms};
   self->request(gate, guard, std::move(call))
     .then(
-      [rp, cid, upstream_name, parse](http_response& response) mutable {
+      [cid, upstream_name, parse, done](http_response& response) mutable {
         outcome<Result> parsed = parse(response);
-        if (!parsed) {
+        if (!parsed)
           spdlog::warn("[{}] {}: {}", cid, upstream_name,
                        parsed.error().message);
-          rp.deliver(to_error(parsed.error()));
-          return;
-        }
-        rp.deliver(std::move(*parsed));
+        done(std::move(parsed));
       },
-      [rp, cid, upstream_name](caf::error& err) mutable {
-        spdlog::warn("[{}] {}: {}", cid, upstream_name,
-                     to_failure(err).message);
-        rp.deliver(std::move(err));
+      [cid, upstream_name, done](caf::error& err) mutable {
+        auto f = to_failure(err);
+        spdlog::warn("[{}] {}: {}", cid, upstream_name, f.message);
+        done(outcome<Result>{std::move(f)});
       });
+}
+
+/// As `call_upstream_then`, delivering through a response promise.
+template <class Result, class Self, class Parse>
+caf::typed_response_promise<Result>
+call_upstream_response(Self* self, const upstream_gate_actor& gate, http_call call,
+                       std::string upstream_name, Parse parse) {
+  auto rp = self->template make_response_promise<Result>();
+  call_upstream_then<Result>(self, gate, std::move(call),
+                             std::move(upstream_name), std::move(parse),
+                             [rp](outcome<Result> result) mutable {
+                               if (result)
+                                 rp.deliver(std::move(*result));
+                               else
+                                 rp.deliver(to_error(result.error()));
+                             });
   return rp;
 }
 

@@ -62,6 +62,9 @@ mcp::capabilities offered(const daemon_config& cfg) {
   // The network's own questions: the feeds answer them.
   if (!cfg.gtfs_feeds.empty())
     offer.offered.insert("trips");
+  // Line status: the feeds', and TfL's (live or on the demo upstream, so
+  // always).
+  offer.offered.insert("lines");
   return offer;
 }
 

@@ -32,7 +32,8 @@ const field& line_status_input() {
     {}, {field::string("route", "one line (\"7\") or route id; absent: "
                                 "every line")
            .length(route_name_length),
-         field::string("feed", "a feed served here (its lines)")
+         field::string("feed", "a feed served here (its lines), or \"tfl\" "
+                                "for London's")
            .length(route_name_length),
          coordinate_field("near", "a point in the feed's area"),
          language_field("language of the alert texts, when the feed "
@@ -175,16 +176,16 @@ tool_spec line_status_spec() {
   spec.description
     = "Each line's status now: good-service, minor-delays, severe-delays, "
       "part-suspended, suspended or planned-works, with the reasons (alerts "
-      "in force, cancelled trips, delays). Worst first. Give a line, a "
-      "feed, or a point.";
+      "in force, cancelled trips, delays; TfL's own status in London). "
+      "Worst first. Give a line, a feed (\"tfl\" for London), or a point.";
   spec.regional = true;
-  spec.requires = {"trips"};
+  spec.requires = {"lines"};
   spec.input = line_status_input();
   std::vector<std::string> statuses;
   for (auto s : line_statuses)
     statuses.emplace_back(s);
   json::object reason{{"kind", schema_enum({"alert", "cancellations",
-                                            "delays"})},
+                                            "delays", "status"})},
                       {"text", schema_string()},
                       {"alertId", schema_string()},
                       {"status", schema_enum(statuses)}};

@@ -56,8 +56,12 @@ constexpr std::array<const char*, 8> stop_names{{
 }};
 
 bool known_stop(const std::string& id) {
+  // The HSL router knows its own feeds' stops, nothing else.
   auto colon = id.find(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 >= id.size())
+  if (colon == std::string::npos || colon + 1 >= id.size())
+    return false;
+  auto feed = id.substr(0, colon);
+  if (feed != "HSL" && feed != "HSLlautta")
     return false;
   auto local = id.substr(colon + 1);
   return !std::all_of(local.begin(), local.end(),

@@ -15,6 +15,7 @@
 #include "transitd/providers/mock/alerts_generator.hpp"
 #include "transitd/providers/mock/plan_generator.hpp"
 #include "transitd/providers/mock/stops_generator.hpp"
+#include "transitd/providers/mock/london_generator.hpp"
 #include "transitd/providers/mock/tfl_generator.hpp"
 #include "transitd/net/connection_server.hpp"
 
@@ -230,6 +231,59 @@ mock_upstream::mock_upstream()
                     send_json(res, answer.status, answer.body);
                     return std::nullopt;
                   });
+          });
+
+  // TfL's StopPoint, Arrivals and Line Status (providers/tfl_network).
+  auto now_s = [] {
+    return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+  };
+  auto send_london = [this](const httplib::Request& req,
+                            httplib::Response& res, const char* operation,
+                            const std::function<london_answer()>& make) {
+    serve(req, res, operation, false, [&]() -> std::optional<json::object> {
+      auto answer = make();
+      send_json(res, answer.status, answer.body);
+      return std::nullopt;
+    });
+  };
+  svr.Get(R"(/StopPoint/([^/]+)/Arrivals)",
+          [send_london, now_s](const httplib::Request& req,
+                               httplib::Response& res) {
+            send_london(req, res, "Arrivals", [&] {
+              std::vector<std::string> ids;
+              std::string all
+                = httplib::detail::decode_url(req.matches[1], true);
+              std::size_t pos = 0;
+              while (pos <= all.size()) {
+                auto comma = all.find(',', pos);
+                auto id = all.substr(pos, comma == std::string::npos
+                                            ? std::string::npos
+                                            : comma - pos);
+                if (!id.empty())
+                  ids.push_back(id);
+                if (comma == std::string::npos)
+                  break;
+                pos = comma + 1;
+              }
+              return generate_arrivals(ids, now_s());
+            });
+          });
+  svr.Get(R"(/StopPoint/([^/]+))",
+          [send_london](const httplib::Request& req, httplib::Response& res) {
+            send_london(req, res, "StopPoint", [&] {
+              return generate_stop_point(
+                httplib::detail::decode_url(req.matches[1], true));
+            });
+          });
+  svr.Get(R"(/Line/Mode/([^/]+)/Status)",
+          [send_london, now_s](const httplib::Request& req,
+                               httplib::Response& res) {
+            send_london(req, res, "LineStatus", [&] {
+              return generate_line_status(
+                httplib::detail::decode_url(req.matches[1], true), now_s());
+            });
           });
 
   svr.Post("/__mock/faults",

@@ -93,6 +93,22 @@ TEST_CASE("delay over 60 s maps to delayed", "[get_departures][contract]") {
   CHECK(reply.departures[1].delay_seconds == 60);
 }
 
+TEST_CASE("a prediction without a timetable claims no delay (D23)",
+          "[get_departures][contract]") {
+  auto predicted = realtime(300, 0);
+  predicted.prediction_only = true;
+  auto board = upstream({predicted});
+  board.timezone = "Europe/London";
+  auto reply = build_departures_board(request(), board, now);
+  REQUIRE(reply.departures.size() == 1);
+  const auto& d = reply.departures[0];
+  CHECK(d.scheduled_time == "2025-09-15T11:05:00+01:00");
+  CHECK(d.realtime_time == d.scheduled_time);
+  CHECK_FALSE(d.delay_seconds);
+  CHECK(d.status == departure_status::on_time);
+  CHECK(reply.realtime_used);
+}
+
 TEST_CASE("early departure below -60 s maps to delayed (D7)",
           "[get_departures][contract]") {
   auto reply = build_departures_board(

@@ -52,6 +52,79 @@ TEST_CASE("provider switch: stop ids go by prefix, the rest to Digitransit",
   CHECK_FALSE(entry_for_stop(e, "HSL:1040129"));
 }
 
+TEST_CASE("provider switch: ids by their form; an id nobody serves is "
+          "refused naming the forms", "[switch]") {
+  auto e = three();
+  e[2].claims = [](const std::string& id) {
+    return id.find(':') != std::string::npos;
+  };
+  e[2].id_forms = "HSL:1040129 (Digitransit)";
+  provider_entry tfl;
+  tfl.name = "TfL";
+  tfl.claims = [](const std::string& id) { return id.rfind("HUB", 0) == 0; };
+  tfl.id_forms = "HUBOXC (TfL)";
+  tfl.feed_name = "tfl";
+  e.push_back(tfl);
+  CHECK(entry_for_stop(e, "nyc:631") == std::optional<std::size_t>{0});
+  CHECK(entry_for_stop(e, "HSL:1040129") == std::optional<std::size_t>{2});
+  CHECK(entry_for_stop(e, "HUBOXC") == std::optional<std::size_t>{3});
+  CHECK_FALSE(entry_for_stop(e, "1234"));
+  auto refusal = unknown_stop(e, "1234");
+  CHECK(refusal.code == ec::validation_error);
+  CHECK(refusal.hint.find("nyc:...") != std::string::npos);
+  CHECK(refusal.hint.find("HSL:1040129 (Digitransit)") != std::string::npos);
+  CHECK(refusal.hint.find("HUBOXC (TfL)") != std::string::npos);
+  CHECK(entry_named(e, "tfl") == std::optional<std::size_t>{3});
+  CHECK(entry_named(e, "nyc") == std::optional<std::size_t>{0});
+  CHECK_FALSE(entry_named(e, "paris"));
+}
+
+TEST_CASE("provider switch: a network question goes to the feed named, the "
+          "id's, the area's, else the only one", "[switch]") {
+  auto e = three();
+  auto no_network = entry_for_network(e, {}, {}, std::nullopt, "line", "h");
+  REQUIRE_FALSE(no_network);
+  CHECK(no_network.error().code == ec::validation_error);
+  // Entries need a NETWORK_INFO to answer; a spawned dummy stands in.
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  auto dummy = sys.spawn([]() -> network_info_actor::behavior_type {
+    return {[](trip_query&) -> caf::result<trip_details> { return trip_details{}; },
+            [](reach_query&) -> caf::result<reach_result> { return reach_result{}; },
+            [](route_query&) -> caf::result<route_details> { return route_details{}; },
+            [](line_status_query&) -> caf::result<line_status_list> {
+              return line_status_list{};
+            }};
+  });
+  e[0].network = dummy;
+  auto only = entry_for_network(e, {}, {}, std::nullopt, "line", "h");
+  REQUIRE(only);
+  CHECK(*only == 0);
+  e[2].network = dummy;
+  e[2].feed_name = "tfl";
+  std::string route = "nyc:7";
+  CHECK(*entry_for_network(e, {}, {&route}, std::nullopt, "line", "h") == 0);
+  CHECK(*entry_for_network(e, "tfl", {}, std::nullopt, "line", "h") == 2);
+  CHECK(*entry_for_network(e, {}, {}, coordinate{60.17, 24.94}, "line", "h")
+        == 2);
+  auto unnamed = entry_for_network(e, "paris", {}, std::nullopt, "line", "h");
+  REQUIRE_FALSE(unnamed);
+  CHECK(unnamed.error().message.find("paris") != std::string::npos);
+  std::string bare = "7";
+  // One feed and TfL: a bare line name is the feed's.
+  CHECK(*entry_for_network(e, {}, {&bare}, std::nullopt, "line", "h") == 0);
+  e[1].network = dummy;
+  auto unclear = entry_for_network(e, {}, {&bare}, std::nullopt, "line",
+                                   "give feed");
+  REQUIRE_FALSE(unclear);
+  CHECK(unclear.error().hint.find("give feed") != std::string::npos);
+  auto outside = entry_for_network(e, {}, {}, coordinate{48.85, 2.35}, "line",
+                                   "h");
+  REQUIRE_FALSE(outside);
+  CHECK(outside.error().code == ec::unsupported_region);
+  anon_send_exit(dummy, caf::exit_reason::user_shutdown);
+}
+
 TEST_CASE("provider switch: points go to the first area holding them",
           "[switch]") {
   auto e = three();

@@ -126,13 +126,22 @@ TEST_CASE("e2e rider: a stop or station is a trip end (D21)",
   CHECK(saved.at("destination").at("rawSource").as_string() == "variable");
   // An id no provider serves names the forms served.
   auto bad = test::tool_error(client.call_tool(
-    "plan_trip", {{"origin", stop("940GZZLUOXC")},
+    "plan_trip", {{"origin", stop("Times Square")},
                   {"destination", stop("nyc:701")}}));
   CHECK(bad.at("code").as_string() == "validation-error");
   CHECK_THAT(std::string{bad.at("message").as_string()},
-             Catch::Contains("940GZZLUOXC"));
+             Catch::Contains("Times Square"));
   CHECK_THAT(std::string{bad.at("hint").as_string()},
              Catch::Contains("nyc:"));
+  CHECK_THAT(std::string{bad.at("hint").as_string()},
+             Catch::Contains("HUBOXC (TfL)"));
+  // A London stop is TfL's: plan_trip does not route there.
+  auto london = test::tool_error(client.call_tool(
+    "plan_trip", {{"origin", stop("940GZZLUOXC")},
+                  {"destination", stop("nyc:701")}}));
+  CHECK(london.at("code").as_string() == "validation-error");
+  CHECK_THAT(std::string{london.at("hint").as_string()},
+             Catch::Contains("planJourney"));
 }
 
 TEST_CASE("e2e rider: dataFreshness is on the engine's clock, as every "

@@ -1,0 +1,315 @@
+#include "transitd/providers/tfl_network.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <tuple>
+
+#include <boost/json.hpp>
+
+#include "transitd/messages/time.hpp"
+#include "transitd/providers/json_read.hpp"
+#include "transitd/providers/upstream_http.hpp"
+
+namespace json = boost::json;
+
+namespace transitd::tfl {
+
+using upstream_json::find_path;
+using upstream_json::int_at;
+using upstream_json::text_at;
+
+namespace {
+
+bool upper_or_digit(char c) {
+  return std::isdigit(static_cast<unsigned char>(c))
+         || (c >= 'A' && c <= 'Z');
+}
+
+/// A hub, or a group of bus stops: its arrivals are its children's.
+bool is_group(std::string_view id) {
+  return id.rfind("HUB", 0) == 0 || id.rfind("490G", 0) == 0;
+}
+
+/// Stop types whose StopPoint answers Arrivals: stations and single stops.
+bool has_arrivals(std::string_view stop_type) {
+  return stop_type == "NaptanMetroStation" || stop_type == "NaptanRailStation"
+         || stop_type == "NaptanPublicBusCoachTram"
+         || stop_type == "NaptanFerryPort";
+}
+
+void collect_arrival_ids(const json::value& point, int depth,
+                         std::vector<std::string>& out) {
+  const auto* children = find_path(point, {"children"});
+  if (children == nullptr || !children->is_array() || depth > 3)
+    return;
+  for (const auto& child : children->get_array()) {
+    if (out.size() >= max_arrival_ids)
+      return;
+    auto id = text_at(child, {"naptanId"});
+    if (!id.empty() && !is_group(id)
+        && has_arrivals(text_at(child, {"stopType"}))) {
+      if (std::find(out.begin(), out.end(), id) == out.end())
+        out.push_back(id);
+      continue;
+    }
+    collect_arrival_ids(child, depth + 1, out);
+  }
+}
+
+outcome<json::value> parse_body(const http_response& r) {
+  json::error_code error;
+  auto body = json::parse(r.body, error);
+  if (error)
+    return make_failure(ec::upstream_error, "TfL answered malformed JSON",
+                        "retry later");
+  return body;
+}
+
+/// A 200 answer whose body is a JSON list (`what`: for the message).
+outcome<json::array> list_body(const http_response& r, const char* what) {
+  if (r.status != 200)
+    return failure_of(r);
+  auto body = parse_body(r);
+  if (!body)
+    return body.error();
+  if (!body->is_array())
+    return make_failure(ec::upstream_error,
+                        std::string{"TfL's "} + what + " answer is no list");
+  return std::move(body->get_array());
+}
+
+transit_mode mode_of(std::string_view name) {
+  if (name == "tube")
+    return transit_mode::subway;
+  if (name == "bus")
+    return transit_mode::bus;
+  if (name == "tram")
+    return transit_mode::tram;
+  if (name == "river-bus" || name == "river-tour")
+    return transit_mode::ferry;
+  if (name == "cable-car")
+    return transit_mode::cable_car;
+  if (name == "coach")
+    return transit_mode::coach;
+  // dlr, overground, elizabeth-line, national-rail.
+  return transit_mode::rail;
+}
+
+/// The lines' published colours (TfL's brand guidelines), for views.
+std::string colour_of(std::string_view line) {
+  static const std::pair<std::string_view, std::string_view> colours[] = {
+    {"bakerloo", "B36305"},     {"central", "E32017"},
+    {"circle", "FFD300"},       {"district", "00782A"},
+    {"hammersmith-city", "F3A9BB"}, {"jubilee", "A0A5A9"},
+    {"metropolitan", "9B0056"}, {"northern", "000000"},
+    {"piccadilly", "003688"},   {"victoria", "0098D4"},
+    {"waterloo-city", "95CDBA"}, {"dlr", "00A4A7"},
+    {"elizabeth", "6950A1"},    {"tram", "84B817"},
+  };
+  for (const auto& [id, colour] : colours)
+    if (id == line)
+      return std::string{colour};
+  return {};
+}
+
+std::size_t rank(std::string_view status) {
+  auto it = std::find(line_statuses.begin(), line_statuses.end(), status);
+  return static_cast<std::size_t>(it - line_statuses.begin());
+}
+
+} // namespace
+
+bool is_stop_id(std::string_view id) noexcept {
+  if (id.size() >= 6 && id.size() <= 11 && id.rfind("HUB", 0) == 0)
+    return std::all_of(id.begin() + 3, id.end(), upper_or_digit);
+  if (id.size() < 6 || id.size() > 15)
+    return false;
+  for (std::size_t i = 0; i < 3; ++i)
+    if (!std::isdigit(static_cast<unsigned char>(id[i])))
+      return false;
+  bool letter = false;
+  for (char c : id.substr(3)) {
+    if (!upper_or_digit(c))
+      return false;
+    letter = letter || (c >= 'A' && c <= 'Z');
+  }
+  return letter;
+}
+
+failure failure_of(const http_response& r) {
+  if (r.status == 429 || r.status >= 500)
+    return classify_http_failure(r, "TfL");
+  // TfL's ApiError: {"httpStatusCode":..,"message":..}
+  std::string message = "TfL answered HTTP " + std::to_string(r.status);
+  json::error_code error;
+  auto body = json::parse(r.body, error);
+  if (!error)
+    if (auto m = text_at(body, {"message"}); !m.empty())
+      message += ": " + sanitize_upstream_text(m);
+  return make_failure(ec::upstream_error, message);
+}
+
+std::string make_stop_point_target(std::string_view base_path,
+                                   std::string_view id) {
+  return std::string{base_path} + "/StopPoint/" + url_encode(id);
+}
+
+outcome<stop_point> parse_stop_point(const http_response& r,
+                                     std::string_view id) {
+  if (r.status == 404)
+    return make_failure(ec::validation_error,
+                        "TfL knows no stop \"" + std::string{id} + "\"",
+                        "TfL stop ids look like 940GZZLUOXC (a station), "
+                        "490008660N (a bus stop) or HUBOXC (a hub); find "
+                        "them with planJourney's suggestions or TfL's "
+                        "StopPoint search");
+  if (r.status != 200)
+    return failure_of(r);
+  auto body = parse_body(r);
+  if (!body)
+    return body.error();
+  if (!body->is_object())
+    return make_failure(ec::upstream_error, "TfL's StopPoint is no object");
+  stop_point out;
+  out.id = text_at(*body, {"naptanId"});
+  if (out.id.empty())
+    out.id = std::string{id};
+  out.name = sanitize_upstream_text(text_at(*body, {"commonName"}));
+  if (is_group(id))
+    collect_arrival_ids(*body, 0, out.arrival_ids);
+  else
+    out.arrival_ids.push_back(std::string{id});
+  return out;
+}
+
+std::string make_arrivals_target(std::string_view base_path,
+                                 const std::vector<std::string>& ids) {
+  std::string joined;
+  for (const auto& id : ids)
+    joined += (joined.empty() ? "" : ",") + url_encode(id);
+  return std::string{base_path} + "/StopPoint/" + joined + "/Arrivals";
+}
+
+outcome<std::vector<stop_time>> parse_arrivals(const http_response& r,
+                                               int64_t& newest_ms) {
+  auto body = list_body(r, "Arrivals");
+  if (!body)
+    return body.error();
+  std::vector<stop_time> out;
+  std::set<std::tuple<std::string, std::string, std::string, int64_t>> seen;
+  for (const auto& p : *body) {
+    auto expected = parse_iso8601(text_at(p, {"expectedArrival"}));
+    if (!expected)
+      continue; // a prediction without a time says nothing
+    auto key = std::make_tuple(text_at(p, {"vehicleId"}),
+                               text_at(p, {"lineId"}),
+                               text_at(p, {"naptanId"}), *expected);
+    if (!std::get<0>(key).empty() && !seen.insert(key).second)
+      continue;
+    stop_time t;
+    t.line = sanitize_upstream_text(text_at(p, {"lineName"}), 40);
+    if (t.line.empty())
+      t.line = sanitize_upstream_text(std::get<1>(key), 40);
+    t.mode = mode_of(text_at(p, {"modeName"}));
+    t.headsign = sanitize_upstream_text(text_at(p, {"destinationName"}));
+    if (t.headsign.empty())
+      t.headsign = sanitize_upstream_text(text_at(p, {"towards"}));
+    t.scheduled_departure = *expected;
+    t.realtime_departure = *expected;
+    t.realtime = true;
+    t.prediction_only = true;
+    auto platform = sanitize_upstream_text(text_at(p, {"platformName"}), 60);
+    if (!platform.empty() && platform != "null")
+      t.platform = platform;
+    if (auto stamp = parse_iso8601(text_at(p, {"timestamp"})))
+      newest_ms = std::max(newest_ms, *stamp * 1000);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::string make_line_status_target(std::string_view base_path) {
+  return std::string{base_path}
+         + "/Line/Mode/tube,dlr,overground,elizabeth-line,tram/Status";
+}
+
+std::string_view status_of_severity(int64_t severity) noexcept {
+  switch (severity) {
+    case 1:  // Closed
+    case 2:  // Suspended
+    case 16: // Not Running
+    case 20: // Service Closed
+      return "suspended";
+    case 3:  // Part Suspended
+    case 11: // Part Closed
+      return "part-suspended";
+    case 6: // Severe Delays
+    case 8: // Bus Service (replacement buses)
+      return "severe-delays";
+    case 0:  // Special Service
+    case 7:  // Reduced Service
+    case 9:  // Minor Delays
+    case 14: // Change of frequency
+    case 15: // Diverted
+    case 17: // Issues Reported
+      return "minor-delays";
+    case 4: // Planned Closure
+    case 5: // Part Closure
+      return "planned-works";
+    default: // 10 Good Service, 18 No Issues, 19 Information, others
+      return "good-service";
+  }
+}
+
+outcome<std::vector<line_state>> parse_line_status(const http_response& r) {
+  auto body = list_body(r, "Line Status");
+  if (!body)
+    return body.error();
+  std::vector<line_state> out;
+  for (const auto& l : *body) {
+    line_state line;
+    line.route_id = sanitize_upstream_text(text_at(l, {"id"}), 60);
+    line.line = sanitize_upstream_text(text_at(l, {"name"}), 60);
+    if (line.route_id.empty() || line.line.empty())
+      continue;
+    line.mode = mode_of(text_at(l, {"modeName"}));
+    line.color = colour_of(line.route_id);
+    if (const auto* statuses = find_path(l, {"lineStatuses"});
+        statuses && statuses->is_array())
+      for (const auto& s : statuses->get_array()) {
+        auto severity = int_at(s, {"statusSeverity"}).value_or(10);
+        auto status = status_of_severity(severity);
+        auto text = sanitize_upstream_text(text_at(s, {"reason"}), 600);
+        if (text.empty())
+          text = sanitize_upstream_text(
+            text_at(s, {"statusSeverityDescription"}), 100);
+        if (status == "good-service" && text.empty())
+          continue;
+        if (status == "good-service"
+            && text_at(s, {"statusSeverityDescription"}) == "Good Service")
+          continue;
+        status_reason reason;
+        reason.kind = "status";
+        reason.text = std::move(text);
+        reason.status = std::string{status};
+        line.reasons.push_back(std::move(reason));
+      }
+    std::stable_sort(line.reasons.begin(), line.reasons.end(),
+                     [](const status_reason& a, const status_reason& b) {
+                       return rank(a.status) < rank(b.status);
+                     });
+    if (!line.reasons.empty())
+      line.status = line.reasons.front().status;
+    out.push_back(std::move(line));
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const line_state& a, const line_state& b) {
+                     if (rank(a.status) != rank(b.status))
+                       return rank(a.status) < rank(b.status);
+                     return a.line < b.line;
+                   });
+  return out;
+}
+
+} // namespace transitd::tfl
