@@ -23,7 +23,7 @@ std::vector<std::string> tools_of(const std::string& kind, bool realtime,
   }
   if (kind == "digitransit")
     return {"get_departures", "find_stops", "geocode_address", "plan_trip",
-            "service_alerts"};
+            "get_trip",       "get_route",  "line_status",     "service_alerts"};
   if (kind == "tfl") {
     std::vector<std::string> out{"get_departures", "line_status",
                                  "planJourney"};

@@ -127,6 +127,9 @@ provider_choice default_providers() {
   p.realtime = [routing](provider_context& ctx) -> realtime_info_actor {
     return routing(ctx);
   };
+  p.network = [routing](provider_context& ctx) -> network_info_actor {
+    return routing(ctx);
+  };
   p.geocoding = [](provider_context& ctx) -> geocoding_actor {
     return ctx.system.spawn(digitransit_geocoding,
                             ctx.config.digitransit_geocoding,
@@ -188,6 +191,10 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
       result.realtime = chosen.realtime(providers);
     else if (!chosen.timetable && !chosen.journey_planner)
       result.realtime = defaults.realtime(providers);
+    if (chosen.network)
+      result.network = chosen.network(providers);
+    else if (!chosen.timetable && !chosen.journey_planner)
+      result.network = defaults.network(providers);
   }
   // Providers run only when configured: without a TfL URL (or a provider
   // of its own) London journeys answer that they are not served.
@@ -203,9 +210,11 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   // London's departures and line status: TfL's StopPoint and Line APIs,
   // where TfL is configured (its URL, or the demo upstream).
   tfl_network_actor tfl_network_handle;
-  if (!config.tfl.url.empty())
-    tfl_network_handle = system.spawn(tfl_network, config.tfl, providers.gate("tfl"),
-                          config.demo_tfl);
+  if (!config.tfl.url.empty()) {
+    tfl_network_handle = system.spawn(tfl_network, config.tfl,
+                                      providers.gate("tfl"), config.demo_tfl);
+    result.tfl_network = tfl_network_handle;
+  }
   if (!config.feeds.empty() || tfl_network_handle) {
     std::vector<provider_entry> entries;
     for (auto options : config.feeds) {
@@ -238,7 +247,7 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
                          },
                          {}, result.timetable, result.journey_planner,
                          result.geocoding, result.realtime,
-                         network_info_actor{}}; // no trips, lines, reach
+                         result.network};
       // Digitransit's ids are FEED:ID ("HSL:1040129"); an embedder's own
       // timetable may use any.
       if (!chosen.timetable) {
@@ -249,6 +258,8 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
         };
         hsl.id_forms = "HSL:1040129 (Digitransit)";
       }
+      hsl.feed_name = "hsl";
+      hsl.questions = ask_trips | ask_routes | ask_status;
       if (config.feeds_first)
         entries.push_back(std::move(hsl));
       else
@@ -263,6 +274,7 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
       tfl.claims = [](const std::string& id) { return tfl::is_stop_id(id); };
       tfl.id_forms = std::string{tfl::stop_id_forms};
       tfl.feed_name = "tfl";
+      tfl.questions = ask_status;
       entries.push_back(std::move(tfl));
     }
     result.provider_switch = system.spawn(provider_switch, std::move(entries));
@@ -444,6 +456,8 @@ void engine::shutdown() {
   stop(timetable);
   stop(journey_planner);
   stop(realtime);
+  stop(network);
+  stop(tfl_network);
   stop(variable_store);
   for (const auto& [name, gate] : gates)
     stop(gate);

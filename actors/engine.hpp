@@ -67,6 +67,9 @@ struct provider_choice {
   /// feeds' own realtime). Unset: Digitransit's, unless the timetable or
   /// the journey planner was replaced (then none).
   provider_factory<realtime_info_actor> realtime;
+  /// NETWORK_INFO of the Helsinki region (get_trip, get_route, line_status
+  /// from Digitransit). Unset: as `realtime`.
+  provider_factory<network_info_actor> network;
   /// The journey planner behind planJourney.
   provider_factory<london_journey_actor> london_journeys;
 };
@@ -171,6 +174,10 @@ struct engine {
   journey_planner_actor journey_planner;
   /// Digitransit's alerts (null without Digitransit).
   realtime_info_actor realtime;
+  /// Digitransit's trips, lines and line status (null without it).
+  network_info_actor network;
+  /// TfL's departures and line status (null without a TfL URL).
+  network_info_actor tfl_network;
   geocoding_actor geocoding;
   timetable_cache_actor timetable_cache;
   geocoding_cache_actor geocoding_cache;

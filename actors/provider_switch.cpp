@@ -1,6 +1,7 @@
 #include "transitd/actors/provider_switch.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <memory>
 
@@ -64,8 +65,15 @@ entry_named(const std::vector<provider_entry>& entries,
             const std::string& feed) {
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const auto& e = entries[i];
+    auto same = [](const std::string& a, const std::string& b) {
+      return a.size() == b.size()
+             && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+                  return std::tolower(static_cast<unsigned char>(x))
+                         == std::tolower(static_cast<unsigned char>(y));
+                });
+    };
     if ((!e.stop_prefix.empty() && e.stop_prefix == feed + ":")
-        || (!e.feed_name.empty() && e.feed_name == feed))
+        || (!e.feed_name.empty() && same(e.feed_name, feed)))
       return i;
   }
   return std::nullopt;
@@ -109,7 +117,7 @@ bool has_planner(const provider_entry& e) {
 
 outcome<std::size_t>
 entry_for_network(const std::vector<provider_entry>& entries,
-                  const std::string& feed,
+                  network_question question, const std::string& feed,
                   std::initializer_list<const std::string*> ids,
                   const std::optional<coordinate>& near,
                   const std::string& what, const std::string& hint) {
@@ -119,6 +127,7 @@ entry_for_network(const std::vector<provider_entry>& entries,
       return unknown_id(entries, "feed", feed, "name a feed served here");
     return *i;
   }
+  // Without a name or an id, a point or the only one must say.
   for (const auto* id : ids)
     if (!id->empty())
       if (auto i = entry_for_prefixed(entries, *id))
@@ -133,7 +142,7 @@ entry_for_network(const std::vector<provider_entry>& entries,
   // served too).
   std::vector<std::size_t> feeds, served;
   for (std::size_t e = 0; e < entries.size(); ++e)
-    if (entries[e].network) {
+    if (entries[e].network && (entries[e].questions & question) != 0) {
       served.push_back(e);
       if (!entries[e].stop_prefix.empty())
         feeds.push_back(e);
@@ -526,7 +535,8 @@ provider_switch_actor::behavior_type provider_switch(
       if (!q.stop.empty() && !entry_for_prefixed(entries, q.stop))
         return to_error(unknown_id(entries, "stop", q.stop,
                                    "find stop ids with find_stops"));
-      auto i = entry_for_network(entries, {}, {&q.stop, &q.route}, q.near,
+      auto i = entry_for_network(entries, ask_routes, {}, {&q.stop, &q.route},
+                                 q.near,
                                  "line",
                                  "give near (a point in the line's area), a "
                                  "stop, or a route id");
@@ -536,7 +546,8 @@ provider_switch_actor::behavior_type provider_switch(
     },
     [self](line_status_query& q) -> caf::result<line_status_list> {
       const auto& entries = self->state.entries;
-      auto i = entry_for_network(entries, q.feed, {&q.route}, q.near, "line",
+      auto i = entry_for_network(entries, ask_status, q.feed, {&q.route},
+                                 q.near, "line",
                                  "give feed, near or a route id");
       if (!i)
         return to_error(i.error());

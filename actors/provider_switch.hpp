@@ -43,6 +43,17 @@ struct provider_entry {
   std::string id_forms;
   /// What a `feed` argument calls it besides its prefix ("tfl").
   std::string feed_name;
+  /// Which NETWORK_INFO questions it answers (`network_question` bits):
+  /// a question no other names goes to the only entry answering it.
+  unsigned questions = ~0u;
+};
+
+/// NETWORK_INFO's questions, as provider_entry::questions bits.
+enum network_question : unsigned {
+  ask_trips = 1,
+  ask_reach = 2,
+  ask_routes = 4,
+  ask_status = 8,
 };
 
 struct provider_switch_state {
@@ -104,13 +115,14 @@ std::optional<std::size_t>
 entry_named(const std::vector<provider_entry>& entries,
             const std::string& feed);
 
-/// The entry answering a network question (NETWORK_INFO): the one `feed`
-/// names, else the one the first non-empty of `ids` belongs to, else the
-/// one whose area holds `near`, else the only one; a failure naming what
-/// to give otherwise (`what`: "line").
+/// The entry answering a network question (NETWORK_INFO, `question`): the
+/// one `feed` names, else the one the first non-empty of `ids` belongs to,
+/// else the one whose area holds `near`, else the only feed answering it
+/// (without feeds, the only entry); a failure naming what to give
+/// otherwise (`what`: "line").
 outcome<std::size_t>
 entry_for_network(const std::vector<provider_entry>& entries,
-                  const std::string& feed,
+                  network_question question, const std::string& feed,
                   std::initializer_list<const std::string*> ids,
                   const std::optional<coordinate>& near,
                   const std::string& what, const std::string& hint);

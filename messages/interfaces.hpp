@@ -139,10 +139,12 @@ using network_info_actor = caf::typed_actor<
   // Each line's status from alerts and realtime.
   caf::replies_to<line_status_query>::with<line_status_list>>;
 
-/// DIGITRANSIT_ROUTING: one actor serving TIMETABLE, JOURNEY_PLANNER and
-/// REALTIME_INFO (alerts; no vehicles) over the same GraphQL endpoint.
+/// DIGITRANSIT_ROUTING: one actor serving TIMETABLE, JOURNEY_PLANNER,
+/// REALTIME_INFO (alerts; no vehicles) and NETWORK_INFO (trips, lines,
+/// line status from alerts; no reach) over the same GraphQL endpoint.
 using digitransit_routing_actor = timetable_actor::extend_with<
-  journey_planner_actor>::extend_with<realtime_info_actor>;
+  journey_planner_actor>::extend_with<realtime_info_actor>::
+  extend_with<network_info_actor>;
 
 /// GEOCODING: a forward geocoder (Digitransit's Pelias, or a stand-in).
 using geocoding_actor = caf::typed_actor<

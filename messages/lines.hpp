@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "transitd/messages/common.hpp"
@@ -216,6 +217,19 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, line_status_list& x) {
   return f(x.lines, x.realtime, x.fetched_ms, x.warnings);
 }
+
+/// Where `status` stands in `line_statuses` (0: worst; unknown: last).
+std::size_t status_rank(std::string_view status) noexcept;
+
+/// What an alert says of a line it names, from its effect, cause and
+/// severity as answers spell them ("no-service", "maintenance", "severe"):
+/// the whole line, or with `partial` some of its stops.
+std::string alert_status(std::string_view effect, std::string_view cause,
+                         std::string_view severity, bool partial);
+
+/// Each line's reasons worst first and its status their worst (else
+/// good-service); the lines worst first, then by name.
+void order_lines(std::vector<line_state>& lines);
 
 struct line_status_reply {
   line_status_list result;

@@ -158,11 +158,14 @@ struct alert_subject {
   std::string type;
   std::string id;
   std::string name;
+  /// A route's mode when the provider says (Digitransit: "BUS"); for
+  /// line_status.
+  std::string mode;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, alert_subject& x) {
-  return f(x.type, x.id, x.name);
+  return f(x.type, x.id, x.name, x.mode);
 }
 
 /// When an alert is in force, epoch seconds; absent: open on that side.

@@ -8,13 +8,6 @@ namespace transitd::gtfs {
 
 namespace {
 
-int rank_of(std::string_view status) {
-  for (std::size_t i = 0; i < line_statuses.size(); ++i)
-    if (line_statuses[i] == status)
-      return static_cast<int>(i);
-  return static_cast<int>(line_statuses.size());
-}
-
 bool in_force(const gtfs_rt::alert& a, int64_t time) {
   if (a.active_periods.empty())
     return true;
@@ -23,27 +16,6 @@ bool in_force(const gtfs_rt::alert& a, int64_t time) {
         && (!p.end || time < static_cast<int64_t>(*p.end)))
       return true;
   return false;
-}
-
-/// What an alert's effect (and cause) says of a line it names: the whole
-/// line (`partial` false) or some of its stops.
-std::string status_of(const gtfs_rt::alert& a, bool partial) {
-  const auto& e = a.effect;
-  bool planned = a.cause == "maintenance" || a.cause == "construction";
-  if (e == "no-service")
-    return partial ? "part-suspended" : "suspended";
-  if (e == "significant-delays")
-    return "severe-delays";
-  if (planned)
-    return "planned-works";
-  if (e == "reduced-service" || e == "detour" || e == "modified-service"
-      || e == "stop-moved" || e == "accessibility-issue")
-    return "minor-delays";
-  // No effect on running (information, extra service): by its severity,
-  // else none.
-  return a.severity == "severe"    ? "severe-delays"
-         : a.severity == "warning" ? "minor-delays"
-                                   : "good-service";
 }
 
 /// The routes an informed entity names, and whether only some of their
@@ -169,7 +141,7 @@ outcome<line_status_list> line_status_of(const timetable& tt,
           if (index_of_route[r] == none)
             continue;
           auto& line = lines[index_of_route[r]];
-          auto status = status_of(a, partial);
+          auto status = alert_status(a.effect, a.cause, a.severity, partial);
           bool seen = std::any_of(
             line.reasons.begin(), line.reasons.end(),
             [&](const status_reason& x) { return x.alert_id == a.entity_id
@@ -180,20 +152,7 @@ outcome<line_status_list> line_status_of(const timetable& tt,
     }
     judge_realtime(tt, *rt, query.time, lines, index_of_route);
   }
-  for (auto& line : lines) {
-    for (const auto& reason : line.reasons)
-      if (rank_of(reason.status) < rank_of(line.status))
-        line.status = reason.status;
-    std::stable_sort(line.reasons.begin(), line.reasons.end(),
-                     [](const status_reason& a, const status_reason& b) {
-                       return rank_of(a.status) < rank_of(b.status);
-                     });
-  }
-  std::stable_sort(lines.begin(), lines.end(),
-                   [](const line_state& a, const line_state& b) {
-                     auto ra = rank_of(a.status), rb = rank_of(b.status);
-                     return ra != rb ? ra < rb : a.line < b.line;
-                   });
+  order_lines(lines);
   answer.lines = std::move(lines);
   return answer;
 }

@@ -42,7 +42,7 @@ constexpr std::string_view departures_query = R"(query StopDepartures(
       realtimeState
       headsign(language: $language)
       stop { platformCode }
-      trip { route { shortName mode } }
+      trip { gtfsId route { shortName mode } }
     }
   }
 })";
@@ -59,6 +59,8 @@ std::optional<failure> graphql_errors(const json::value& root) {
                       "retry later; the upstream rejected or failed the "
                       "query");
 }
+
+} // namespace
 
 /// Parses a GraphQL response body; malformed JSON and an `errors` payload
 /// are upstream errors.
@@ -84,6 +86,8 @@ std::string graphql_body(std::string_view operation, std::string_view query,
   body["variables"] = std::move(variables);
   return json::serialize(body);
 }
+
+namespace {
 
 outcome<stop_time> parse_stop_time(const json::value& item) {
   auto service_day = int_at(item, {"serviceDay"});
@@ -125,6 +129,13 @@ outcome<stop_time> parse_stop_time(const json::value& item) {
   if (auto platform = string_at(item, {"stop", "platformCode"});
       platform && !platform->empty())
     result.platform = std::move(platform);
+  // For get_trip: the trip and its service date (serviceDay is the
+  // service date's local noon minus 12 h).
+  if (auto trip = string_at(item, {"trip", "gtfsId"}); trip && !trip->empty()) {
+    result.trip_id = sanitize_upstream_text(*trip, 300);
+    result.service_date = format_in_zone(*service_day + 43200, zone)
+                            .substr(0, 10);
+  }
   return result;
 }
 
@@ -490,7 +501,7 @@ fragment AlertFields on Alert {
   entities {
     __typename
     ... on Stop { gtfsId name }
-    ... on Route { gtfsId shortName longName }
+    ... on Route { gtfsId shortName longName mode }
     ... on Trip { gtfsId tripHeadsign route { shortName } }
     ... on Agency { gtfsId name }
     ... on RouteType { routeType }
@@ -674,7 +685,7 @@ outcome<alert_list> parse_alerts(std::string_view body,
           if (!name || name->empty())
             name = string_at(e, {"longName"});
           subject = {"route", string_at(e, {"gtfsId"}).value_or(""),
-                     name.value_or("")};
+                     name.value_or(""), string_at(e, {"mode"}).value_or("")};
         } else if (type == "Trip") {
           auto line = string_at(e, {"route", "shortName"}).value_or("");
           auto headsign = string_at(e, {"tripHeadsign"}).value_or("");

@@ -15,11 +15,22 @@
 #include "transitd/messages/trips.hpp"
 #include "transitd/providers/upstream_http.hpp"
 
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
 namespace transitd::digitransit {
 
 /// The zone of the region Digitransit serves here (HSL): where a time
 /// without an offset is read (D22) and answers are shown.
 inline constexpr std::string_view zone = "Europe/Helsinki";
+
+/// A GraphQL response body; malformed JSON and an `errors` payload are
+/// upstream errors.
+outcome<boost::json::value> parse_graphql(std::string_view body);
+
+/// The JSON body of a GraphQL POST.
+std::string graphql_body(std::string_view operation, std::string_view query,
+                         boost::json::object variables);
 
 /// The GraphQL operation name of the departures query.
 inline constexpr std::string_view departures_operation = "StopDepartures";

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "transitd/messages/time.hpp"
+#include "transitd/providers/digitransit_network.hpp"
 #include "transitd/providers/digitransit_routing.hpp"
 #include "transitd/providers/upstream_call.hpp"
 #include "transitd/providers/upstream_http.hpp"
@@ -105,6 +106,59 @@ digitransit_routing_actor::behavior_type digitransit_routing(
         "serve the region from its GTFS (engine_config::feeds) and HSL's "
         "vehicle positions (gtfs_feed_options::realtime: "
         "https://realtime.hsl.fi/realtime/vehicle-positions/v2/hsl)"));
+    },
+    [self](const trip_query& query) {
+      auto date = digitransit::service_date_of(query);
+      return post_graphql<trip_details>(
+        self, query.context, digitransit::make_trip_body(query, date),
+        [query, date](std::string_view body, int64_t received_ms) {
+          return digitransit::parse_trip(body, query, date, received_ms);
+        });
+    },
+    [](const reach_query&) -> caf::result<reach_result> {
+      return to_error(make_failure(
+        ec::data_not_available, "Digitransit does not answer reachable",
+        "serve the region from its GTFS (engine_config::feeds): reachable "
+        "works on the feeds served here"));
+    },
+    [self](const route_query& query) -> caf::result<route_details> {
+      if (query.route.empty() && query.stop.empty())
+        return to_error(make_failure(
+          ec::validation_error, "Digitransit needs a line or a stop",
+          "give route (\"550\", \"HSL:2550\") or stop (\"HSL:1040129\")"));
+      return post_graphql<route_details>(
+        self, query.context, digitransit::make_routes_body(query),
+        [query](std::string_view body, int64_t received_ms) {
+          return digitransit::parse_routes(body, query, received_ms);
+        });
+    },
+    [self](const line_status_query& query) {
+      // The alerts in force: each line an alert names, with its status.
+      alerts_query alerts;
+      alerts.context = query.context;
+      alerts.time = query.time;
+      alerts.language = query.language;
+      return post_graphql<line_status_list>(
+        self, query.context, digitransit::make_alerts_body(alerts, "HSL"),
+        [alerts, route = query.route](std::string_view body,
+                                      int64_t received_ms)
+          -> outcome<line_status_list> {
+          auto list = digitransit::parse_alerts(body, alerts, received_ms);
+          if (!list)
+            return list.error();
+          line_status_list out;
+          out.realtime = true;
+          out.fetched_ms = received_ms;
+          out.lines = digitransit::lines_of_alerts(*list, route);
+          if (out.lines.empty() && !route.empty()) {
+            // No alert names it: it runs as planned.
+            line_state line;
+            line.route_id = route;
+            line.line = route;
+            out.lines.push_back(std::move(line));
+          }
+          return out;
+        });
     },
     [self](const cancel_call& cancel) {
       // The gate aborts the attempt; the query then ends as cancelled.

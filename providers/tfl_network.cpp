@@ -113,11 +113,6 @@ std::string colour_of(std::string_view line) {
   return {};
 }
 
-std::size_t rank(std::string_view status) {
-  auto it = std::find(line_statuses.begin(), line_statuses.end(), status);
-  return static_cast<std::size_t>(it - line_statuses.begin());
-}
-
 } // namespace
 
 bool is_stop_id(std::string_view id) noexcept {
@@ -295,20 +290,9 @@ outcome<std::vector<line_state>> parse_line_status(const http_response& r) {
         reason.status = std::string{status};
         line.reasons.push_back(std::move(reason));
       }
-    std::stable_sort(line.reasons.begin(), line.reasons.end(),
-                     [](const status_reason& a, const status_reason& b) {
-                       return rank(a.status) < rank(b.status);
-                     });
-    if (!line.reasons.empty())
-      line.status = line.reasons.front().status;
     out.push_back(std::move(line));
   }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const line_state& a, const line_state& b) {
-                     if (rank(a.status) != rank(b.status))
-                       return rank(a.status) < rank(b.status);
-                     return a.line < b.line;
-                   });
+  order_lines(out);
   return out;
 }
 

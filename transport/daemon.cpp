@@ -59,8 +59,11 @@ mcp::capabilities offered(const daemon_config& cfg) {
     offer.offered.insert("vehicles");
   if (realtime || digitransit)
     offer.offered.insert("alerts");
-  // The network's own questions: the feeds answer them.
+  // The network's own questions: the feeds answer them all; Digitransit
+  // trips and lines (not reach).
   if (!cfg.gtfs_feeds.empty())
+    offer.offered.insert("reach");
+  if (!cfg.gtfs_feeds.empty() || digitransit)
     offer.offered.insert("trips");
   // Line status: the feeds', and TfL's (live or on the demo upstream, so
   // always).

@@ -52,7 +52,7 @@ tool_spec reachable_spec() {
       "of how many stations, which lines and modes are in reach. Walking "
       "as in plan_trip.";
   spec.regional = true;
-  spec.requires = {"trips"};
+  spec.requires = {"reach"};
   spec.input = reachable_input();
   json::object stop;
   stop["stopId"] = schema_string();

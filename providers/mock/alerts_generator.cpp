@@ -35,7 +35,8 @@ json::object line_550_alert(int64_t now) {
      json::array{json::object{{"__typename", "Route"},
                               {"gtfsId", "HSL:2550"},
                               {"shortName", "550"},
-                              {"longName", "Itäkeskus-Westendinasema"}}}}};
+                              {"longName", "Itäkeskus-Westendinasema"},
+                              {"mode", "BUS"}}}}};
 }
 
 json::object own_alert(const std::string& kind, const std::string& id,
@@ -54,7 +55,8 @@ json::object own_alert(const std::string& kind, const std::string& id,
     entity = json::object{{"__typename", "Route"},
                           {"gtfsId", id},
                           {"shortName", id.substr(id.find(':') + 1)},
-                          {"longName", nullptr}};
+                          {"longName", nullptr},
+                          {"mode", "BUS"}};
   return json::object{
     {"id", "mock-alert-" + id},
     {"alertHeaderText", "Pysäkki siirretty"},
@@ -80,6 +82,32 @@ json::object own_alert(const std::string& kind, const std::string& id,
 json::object generate_alerts(const alerts_query& query) {
   if (query.kind == "feed") {
     json::array alerts{line_550_alert(query.now)};
+    // Track work on tram 7 tonight: planned works on the line.
+    alerts.push_back(json::object{
+      {"id", "mock-alert-tram-7"},
+      {"alertHeaderText", "Raitiolinja 7: ratatöitä"},
+      {"alertDescriptionText", "Linja 7 kulkee poikkeusreittiä ratatöiden "
+                               "vuoksi."},
+      {"alertUrl", nullptr},
+      {"alertCause", "MAINTENANCE"},
+      {"alertEffect", "DETOUR"},
+      {"alertSeverityLevel", "WARNING"},
+      {"effectiveStartDate", query.now - 600},
+      {"effectiveEndDate", query.now + 6 * 3600},
+      {"alertHeaderTextTranslations",
+       translations("Raitiolinja 7: ratatöitä", "Spårvagnslinje 7: spårarbete",
+                    "Tram 7: track work")},
+      {"alertDescriptionTextTranslations",
+       translations("Linja 7 kulkee poikkeusreittiä ratatöiden vuoksi.",
+                    "Linje 7 kör en avvikande rutt på grund av spårarbete.",
+                    "Tram 7 is diverted because of track work.")},
+      {"alertUrlTranslations", json::array{}},
+      {"entities",
+       json::array{json::object{{"__typename", "Route"},
+                                {"gtfsId", "HSL:1007"},
+                                {"shortName", "7"},
+                                {"longName", "Pasila-Töölö-Pasila"},
+                                {"mode", "TRAM"}}}}});
     alerts.push_back(json::object{
       {"id", "mock-alert-agency"},
       {"alertHeaderText", "Liikenne sujuu"},

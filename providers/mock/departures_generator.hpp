@@ -30,6 +30,23 @@ boost::json::object generate_departures(const departures_query& query);
 /// data.stop = data.station = null for any other.
 boost::json::object generate_stop_place(std::string_view stop_id);
 
+/// The GraphQL answer to TripCalls: data.trip with its calls on
+/// `service_date` (YYYYMMDD; none on another day, as OTP), for the trip ids
+/// the departures carry ("HSL:550_<epoch>_<stop>"): eight calls two
+/// minutes apart, the board's stop the fourth, with that departure's
+/// realtime; data.trip = null for any other id.
+boost::json::object generate_trip(const std::string& trip_id,
+                                  const std::string& service_date,
+                                  const std::string& language);
+
+/// The GraphQL answer to LineRoutes: with `stop`, data.stop with the
+/// routes it serves (those its departures show); else data.routes whose
+/// short name starts with `name` (as OTP matches) or whose id is `id`, each
+/// with two patterns of eight stops.
+boost::json::object generate_routes(const std::string& name,
+                                    const std::string& id,
+                                    const std::string& stop);
+
 /// 64-bit FNV-1a: the mock's only source of "randomness".
 uint64_t stable_hash(std::string_view text, uint64_t salt = 0);
 

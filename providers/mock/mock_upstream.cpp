@@ -360,6 +360,21 @@ json::object mock_upstream::answer_graphql(const json::object& request) {
   };
   if (query_text.find("query StopPlace") != std::string::npos)
     return generate_stop_place(str("id", ""));
+  if (query_text.find("query LineRoutes") != std::string::npos) {
+    std::string id;
+    if (auto ids = v.find("ids"); ids != v.end() && ids->value().is_array()
+        && !ids->value().get_array().empty()
+        && ids->value().get_array()[0].is_string())
+      id = std::string{ids->value().get_array()[0].get_string()};
+    bool at_stop = false;
+    if (auto a = v.find("atStop"); a != v.end() && a->value().is_bool())
+      at_stop = a->value().get_bool();
+    return generate_routes(str("name", ""), id,
+                           at_stop ? str("stop", "") : std::string{});
+  }
+  if (query_text.find("query TripCalls") != std::string::npos)
+    return generate_trip(str("id", ""), str("date", ""),
+                         str("language", "fi"));
   if (query_text.find("stoptimesWithoutPatterns") != std::string::npos) {
     departures_query query;
     query.stop_id = str("id", "");

@@ -82,7 +82,7 @@ TEST_CASE("provider switch: ids by their form; an id nobody serves is "
 TEST_CASE("provider switch: a network question goes to the feed named, the "
           "id's, the area's, else the only one", "[switch]") {
   auto e = three();
-  auto no_network = entry_for_network(e, {}, {}, std::nullopt, "line", "h");
+  auto no_network = entry_for_network(e, ask_status, {}, {}, std::nullopt, "line", "h");
   REQUIRE_FALSE(no_network);
   CHECK(no_network.error().code == ec::validation_error);
   // Entries need a NETWORK_INFO to answer; a spawned dummy stands in.
@@ -97,31 +97,40 @@ TEST_CASE("provider switch: a network question goes to the feed named, the "
             }};
   });
   e[0].network = dummy;
-  auto only = entry_for_network(e, {}, {}, std::nullopt, "line", "h");
+  auto only = entry_for_network(e, ask_status, {}, {}, std::nullopt, "line", "h");
   REQUIRE(only);
   CHECK(*only == 0);
   e[2].network = dummy;
   e[2].feed_name = "tfl";
   std::string route = "nyc:7";
-  CHECK(*entry_for_network(e, {}, {&route}, std::nullopt, "line", "h") == 0);
-  CHECK(*entry_for_network(e, "tfl", {}, std::nullopt, "line", "h") == 2);
-  CHECK(*entry_for_network(e, {}, {}, coordinate{60.17, 24.94}, "line", "h")
+  CHECK(*entry_for_network(e, ask_status, {}, {&route}, std::nullopt, "line", "h") == 0);
+  CHECK(*entry_for_network(e, ask_status, "tfl", {}, std::nullopt, "line", "h") == 2);
+  CHECK(*entry_for_network(e, ask_status, {}, {}, coordinate{60.17, 24.94}, "line", "h")
         == 2);
-  auto unnamed = entry_for_network(e, "paris", {}, std::nullopt, "line", "h");
+  auto unnamed = entry_for_network(e, ask_status, "paris", {}, std::nullopt, "line", "h");
   REQUIRE_FALSE(unnamed);
   CHECK(unnamed.error().message.find("paris") != std::string::npos);
   std::string bare = "7";
   // One feed and TfL: a bare line name is the feed's.
-  CHECK(*entry_for_network(e, {}, {&bare}, std::nullopt, "line", "h") == 0);
+  CHECK(*entry_for_network(e, ask_status, {}, {&bare}, std::nullopt, "line", "h") == 0);
   e[1].network = dummy;
-  auto unclear = entry_for_network(e, {}, {&bare}, std::nullopt, "line",
+  auto unclear = entry_for_network(e, ask_status, {}, {&bare}, std::nullopt, "line",
                                    "give feed");
   REQUIRE_FALSE(unclear);
   CHECK(unclear.error().hint.find("give feed") != std::string::npos);
-  auto outside = entry_for_network(e, {}, {}, coordinate{48.85, 2.35}, "line",
+  auto outside = entry_for_network(e, ask_status, {}, {}, coordinate{48.85, 2.35}, "line",
                                    "h");
   REQUIRE_FALSE(outside);
   CHECK(outside.error().code == ec::unsupported_region);
+  // A question only one entry answers goes there: e[2] answers no routes.
+  e[2].questions = ask_status;
+  e[1].network = nullptr;
+  CHECK(*entry_for_network(e, ask_routes, {}, {&bare}, std::nullopt, "line",
+                           "h")
+        == 0);
+  e[0].questions = ask_trips;
+  CHECK_FALSE(entry_for_network(e, ask_routes, {}, {&bare}, std::nullopt,
+                                "line", "h"));
   anon_send_exit(dummy, caf::exit_reason::user_shutdown);
 }
 

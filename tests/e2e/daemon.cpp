@@ -77,7 +77,7 @@ TEST_CASE("e2e: service_alerts from Digitransit (the mock upstream)",
   CHECK(trip.at("alerts").as_array().size() == 2);
   auto region = test::structured(client.call_tool(
     "service_alerts", {{"near", {{"lat", 60.17}, {"lon", 24.94}}}}));
-  CHECK(region.at("alerts").as_array().size() == 2);
+  CHECK(region.at("alerts").as_array().size() == 3);
   auto unknown = test::tool_error(
     client.call_tool("service_alerts", {{"stop", "HSL:unknown"}}));
   CHECK(unknown.at("code").as_string() == "validation-error");

@@ -114,10 +114,14 @@ TEST_CASE("e2e London: line_status from TfL's line status",
              Catch::Contains("signal failure"));
   CHECK(lines[1].at("status").as_string() == "planned-works");
   CHECK(lines.back().at("status").as_string() == "good-service");
-  // Without a feed, TfL's lines are the only ones: by name, or near.
-  auto district = test::structured(
-    client.call_tool("line_status", {{"route", "District"}}));
+  // One line by its name, or the lines near a point in London.
+  auto district = test::structured(client.call_tool(
+    "line_status", {{"feed", "tfl"}, {"route", "District"}}));
   REQUIRE(district.at("lines").as_array().size() == 1);
+  // Helsinki's and London's lines both have a status: which is unclear.
+  auto unclear = test::tool_error(
+    client.call_tool("line_status", {{"route", "District"}}));
+  CHECK(unclear.at("code").as_string() == "validation-error");
   auto near = test::structured(client.call_tool(
     "line_status", {{"near", {{"lat", 51.5152}, {"lon", -0.1419}}},
                     {"route", "victoria"}}));

@@ -204,10 +204,17 @@ TEST_CASE("e2e rider: get_trip follows a departure and a plan leg",
   CHECK(unknown.at("code").as_string() == "validation-error");
   CHECK_THAT(std::string{unknown.at("hint").as_string()},
              Catch::Contains("get_departures"));
+  // Digitransit's form: Digitransit answers that it knows no such trip.
   auto elsewhere = test::tool_error(
     client.call_tool("get_trip", {{"tripId", "HSL:1234"}}));
   CHECK(elsewhere.at("code").as_string() == "validation-error");
-  CHECK_THAT(std::string{elsewhere.at("hint").as_string()},
+  CHECK_THAT(std::string{elsewhere.at("message").as_string()},
+             Catch::Contains("Digitransit"));
+  // No provider's form: the forms served.
+  auto nobody = test::tool_error(
+    client.call_tool("get_trip", {{"tripId", "trip-1234"}}));
+  CHECK(nobody.at("code").as_string() == "validation-error");
+  CHECK_THAT(std::string{nobody.at("hint").as_string()},
              Catch::Contains("nyc:"));
   auto bad_date = test::tool_error(client.call_tool(
     "get_trip", {{"tripId", first.at("tripId")}, {"serviceDate", "14.10."}}));

@@ -102,7 +102,7 @@ await check("tools/list has every tool", async () => {
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
   assert.deepEqual(names, ["delete_user_variable", "find_stops", "geocode_address",
-    "get_departures", "get_user_variables", "line_status", "planJourney", "plan_trip",
+    "get_departures", "get_route", "get_trip", "get_user_variables", "line_status", "planJourney", "plan_trip",
     "save_user_variable", "service_alerts", "stationToilets", "transit_coverage"]);
 });
 
@@ -134,7 +134,7 @@ if (daemon) {
     await stdio.connect(new StdioClientTransport({
       command: daemon, args: ["--stdio", "--demo", "--data-dir", ":memory:"], stderr: "ignore" }));
     const { tools } = await stdio.listTools();
-    assert.equal(tools.length, 12);
+    assert.equal(tools.length, 14);
     const result = await stdio.callTool({ name: "save_user_variable",
       arguments: { key: "work", type: "stop", value: { stopId: "HSL:1040129" } } });
     assert.notEqual(result.isError, true, JSON.stringify(result));

@@ -23,7 +23,7 @@ async function exercise(label, client, expectedVersion) {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name).sort();
     assert.deepEqual(names, ["delete_user_variable", "find_stops", "geocode_address",
-      "get_departures", "get_user_variables", "line_status", "planJourney", "plan_trip",
+      "get_departures", "get_route", "get_trip", "get_user_variables", "line_status", "planJourney", "plan_trip",
       "save_user_variable", "service_alerts", "stationToilets", "transit_coverage"]);
   });
   await check(`${label}: get_departures with progress`, async () => {
