@@ -21,7 +21,7 @@ std::optional<failure> validate(const get_departures_request& request) {
     return bad;
   if (auto bad = check_range("limit", request.limit, departures_limit))
     return bad;
-  return check_choice("language", request.language, choice_list(languages));
+  return check_language("language", request.language);
 }
 
 stop_departures_query make_query(const get_departures_request& request,

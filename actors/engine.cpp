@@ -70,6 +70,7 @@ std::vector<provider_coverage> upstream_coverage(const engine_config& config,
     hsl.area = config.plan_region;
     hsl.agencies = {"HSL"};
     hsl.timezone = "Europe/Helsinki";
+    hsl.languages = {"en", "fi", "sv"};
     hsl.tools = tools_of("digitransit", false);
     out.push_back(std::move(hsl));
   }
@@ -89,6 +90,7 @@ std::vector<provider_coverage> upstream_coverage(const engine_config& config,
     tfl.area = tfl::london_area();
     tfl.agencies = {"Transport for London"};
     tfl.timezone = "Europe/London";
+    tfl.languages = {"en"};
     tfl.tools = tools_of("tfl", false, toilets);
     out.push_back(std::move(tfl));
   }

@@ -13,8 +13,7 @@ std::optional<failure> normalise_and_validate(geocode_request& request) {
     return bad;
   if (auto bad = check_range("size", request.size, geocode_size))
     return bad;
-  if (auto bad = check_choice("language", request.language,
-                              choice_list(languages)))
+  if (auto bad = check_language("language", request.language))
     return bad;
   if (request.focus)
     if (auto bad = validate_coordinate(*request.focus, "focus"))
@@ -69,7 +68,10 @@ outcome<geocode_reply> build_geocode_reply(const geocode_request& request,
                         "better-known place name");
   geocode_reply reply;
   reply.query = request.text;
-  reply.language = request.language;
+  // None asked: the geocoder's own (Digitransit's English).
+  reply.language = request.language.empty()
+                     ? std::string{digitransit_language}
+                     : request.language;
   reply.correlation_id = request.context.correlation_id;
   std::vector<geocode_result> results;
   for (const auto& c : upstream.candidates) {
@@ -78,7 +80,7 @@ outcome<geocode_reply> build_geocode_reply(const geocode_request& request,
     r.position = c.position;
     r.confidence = normalise_confidence(c.confidence);
     r.type = map_layer(c.layer);
-    r.language = request.language;
+    r.language = reply.language;
     r.label = c.label;
     r.address = c.address;
     r.bbox = c.bbox;

@@ -6,6 +6,8 @@
 namespace transitd {
 
 std::optional<failure> validate(const get_route_request& request) {
+  if (auto bad = check_language("language", request.language))
+    return bad;
   if (request.route.empty() && request.stop.empty())
     return make_failure(ec::validation_error,
                         "give route (a line's name such as \"7\", or a "
@@ -32,6 +34,7 @@ route_query make_query(const get_route_request& request,
   q.stop = request.stop;
   q.near = request.near;
   q.time = now_seconds;
+  q.language = request.language;
   return q;
 }
 

@@ -5,6 +5,8 @@
 namespace transitd {
 
 std::optional<failure> validate(const reachable_request& request) {
+  if (auto bad = check_language("language", request.language))
+    return bad;
   const auto& o = request.origin;
   if (o.type == location_input::kind::coords) {
     if (auto bad = validate_coordinate(o.position, "origin.position"))
@@ -75,6 +77,7 @@ reach_query make_query(const reachable_request& request,
       q.local_time = !t->has_offset;
     }
   q.max_seconds = request.max_minutes * 60;
+  q.language = request.language;
   q.max_walking_distance = request.max_walking_distance;
   q.max_transfers = request.max_transfers;
   q.limit = request.limit;

@@ -64,6 +64,8 @@ vehicle_positions_reply build_vehicle_list(
 
 outcome<alerts_query> make_query(const service_alerts_request& request,
                                  int64_t now_s) {
+  if (auto bad = check_language("language", request.language))
+    return *bad;
   int given = (request.stop.empty() ? 0 : 1) + (request.route.empty() ? 0 : 1)
               + (request.trip.empty() ? 0 : 1) + (request.feed.empty() ? 0 : 1);
   if (given > 1)

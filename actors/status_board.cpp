@@ -8,6 +8,8 @@
 namespace transitd {
 
 std::optional<failure> validate(const line_status_request& request) {
+  if (auto bad = check_language("language", request.language))
+    return bad;
   if (!request.route.empty())
     if (auto bad = check_length("route", request.route, route_name_length))
       return bad;

@@ -19,7 +19,7 @@ std::optional<failure> validate(const find_stops_request& request) {
     if (auto bad = check_length("text_filter", *request.text_filter,
                                 stops_text_filter))
       return bad;
-  return check_choice("language", request.language, choice_list(languages));
+  return check_language("language", request.language);
 }
 
 nearby_stops_query make_query(const find_stops_request& request) {

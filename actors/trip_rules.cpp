@@ -48,8 +48,7 @@ std::optional<failure> validate(const plan_trip_request& request) {
   if (auto bad = check_choice("constraints.optimize", c.optimize,
                               choice_list(plan_optimize)))
     return bad;
-  if (auto bad = check_choice("constraints.language", c.language,
-                              choice_list(languages)))
+  if (auto bad = check_language("constraints.language", c.language))
     return bad;
   if (auto bad = check_choice("when_type", request.when_type,
                               choice_list(plan_when_types)))

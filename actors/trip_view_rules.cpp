@@ -32,6 +32,8 @@ std::optional<int32_t> parse_service_day(std::string_view text) {
 }
 
 std::optional<failure> validate(const get_trip_request& request) {
+  if (auto bad = check_language("language", request.language))
+    return bad;
   if (auto bad = check_length("tripId", request.trip_id, trip_id_length))
     return bad;
   if (!request.service_date.empty()

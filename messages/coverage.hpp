@@ -41,6 +41,8 @@ struct provider_coverage {
   std::optional<region> area;
   std::vector<std::string> agencies;
   std::string timezone;
+  /// The languages it answers in, its own first (D24).
+  std::vector<std::string> languages;
   /// Service days (YYYY-MM-DD); empty when unknown.
   std::string first_day;
   std::string last_day;
@@ -56,7 +58,7 @@ struct provider_coverage {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, provider_coverage& x) {
   return f(x.name, x.kind, x.state, x.problem, x.id_prefix, x.area,
-           x.agencies, x.timezone, x.first_day, x.last_day, x.loaded_at,
+           x.agencies, x.timezone, x.languages, x.first_day, x.last_day, x.loaded_at,
            x.stops, x.routes, x.realtime, x.tools);
 }
 

@@ -107,7 +107,7 @@ struct stop_departures_query {
   int32_t time_range_seconds = 1800;
   /// Upper bound the upstream may return.
   int32_t max_departures = 100;
-  std::string language = "en";
+  std::string language; // empty: the provider's own
 };
 
 template <class Inspector>

@@ -93,4 +93,36 @@ std::size_t utf8_length(std::string_view text) {
 }
 
 
+std::optional<failure> check_language(std::string_view field,
+                                      std::string_view tag) {
+  if (tag.empty())
+    return std::nullopt;
+  auto alpha = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+  };
+  auto alnum = [&](char c) { return alpha(c) || (c >= '0' && c <= '9'); };
+  bool ok = tag.size() <= 35;
+  std::size_t part = 0, length = 0;
+  for (std::size_t i = 0; ok && i <= tag.size(); ++i) {
+    if (i == tag.size() || tag[i] == '-') {
+      ok = part == 0 ? length >= 2 && length <= 3
+                     : length >= 1 && length <= 8 && part <= 3;
+      ++part;
+      length = 0;
+      continue;
+    }
+    ok = part == 0 ? alpha(tag[i]) : alnum(tag[i]);
+    ++length;
+  }
+  if (ok)
+    return std::nullopt;
+  return make_failure(ec::validation_error,
+                      std::string{field}
+                        + " must be a language tag such as en, es or pt-BR; "
+                          "got \""
+                        + std::string{tag.substr(0, 40)} + "\"",
+                      "Digitransit answers in fi, sv or en; a GTFS feed in "
+                      "the languages it has (transit_coverage lists them)");
+}
+
 } // namespace transitd

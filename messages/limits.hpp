@@ -53,9 +53,16 @@ struct length_range {
 
 inline constexpr real_range latitude_range{-90, 90};
 inline constexpr real_range longitude_range{-180, 180};
-/// The languages the Helsinki tools accept (D5).
+/// The languages Digitransit answers in (D5); a feed answers in those it
+/// has (D24).
 inline constexpr std::array<std::string_view, 3> languages{"fi", "sv", "en"};
-inline constexpr std::string_view default_language = "en";
+/// No language asked: the provider's own (a feed's feed_lang; Digitransit
+/// `digitransit_language`).
+inline constexpr std::string_view default_language = "";
+/// A language tag's length (BCP 47 as agents write it).
+inline constexpr length_range language_tag_length{2, 35};
+/// Digitransit's language when none is asked.
+inline constexpr std::string_view digitransit_language = "en";
 
 /// "limit must be between 1 and 50, got 60" (or "at least" when unbounded).
 std::optional<failure> check_range(std::string_view field, int64_t value,
@@ -71,6 +78,12 @@ std::optional<failure> check_length(std::string_view field,
 std::optional<failure> check_choice(std::string_view field,
                                     std::string_view value,
                                     const std::vector<std::string>& choices);
+
+/// "language must be a language tag such as en, es or pt-BR; got \"x\"":
+/// empty (none asked), or 2-3 letters and up to three subtags of 1-8
+/// letters or digits.
+std::optional<failure> check_language(std::string_view field,
+                                      std::string_view tag);
 
 /// `text` without leading and trailing spaces, tabs and line breaks.
 std::string_view trim_space(std::string_view text);

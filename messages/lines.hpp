@@ -43,11 +43,13 @@ struct route_query {
   std::optional<coordinate> near;
   /// Epoch seconds: the engine's now (the day and the headway).
   int64_t time = 0;
+  /// Of the names and headsigns; empty: the provider's own.
+  std::string language;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, route_query& x) {
-  return f(x.context, x.route, x.stop, x.near, x.time);
+  return f(x.context, x.route, x.stop, x.near, x.time, x.language);
 }
 
 struct line_stop {

@@ -49,12 +49,15 @@ struct reach_query {
   int32_t max_walking_distance = plan_max_walk.fallback;
   int32_t max_transfers = plan_max_transfers.fallback;
   int32_t limit = reach_limit.fallback;
+  /// Of the stop names; empty: the provider's own.
+  std::string language;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, reach_query& x) {
   return f(x.context, x.from, x.from_stop, x.time, x.local_time,
-           x.max_seconds, x.max_walking_distance, x.max_transfers, x.limit);
+           x.max_seconds, x.max_walking_distance, x.max_transfers, x.limit,
+           x.language);
 }
 
 /// A station (or a stop without one) reached: its earliest arrival at any

@@ -75,7 +75,7 @@ struct nearby_stops_query {
   coordinate center;
   int32_t radius = 300;
   int32_t max_results = 50;
-  std::string language = "en";
+  std::string language; // empty: the provider's own
   /// Empty: all modes.
   std::vector<transit_mode> modes;
 };

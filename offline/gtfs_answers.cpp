@@ -5,6 +5,7 @@
 
 #include "transitd/messages/time.hpp"
 #include "transitd/offline/gtfs_network.hpp"
+#include "transitd/util/text.hpp"
 
 namespace transitd::gtfs {
 
@@ -588,13 +589,16 @@ outcome<vehicle_list> vehicles_of(const timetable& tt,
 }
 
 std::pair<std::string, std::string>
-pick_translation(const gtfs_rt::translated& text, std::string_view language) {
+pick_translation(const gtfs_rt::translated& text, std::string_view language,
+                 std::string_view fallback) {
   auto primary = [](std::string_view tag) {
     return tag.substr(0, tag.find('-'));
   };
-  for (std::string_view wanted : {language, std::string_view{"en"}})
+  for (std::string_view wanted :
+       {primary(language), primary(fallback), std::string_view{"en"}})
     for (const auto& [lang, value] : text)
-      if (!lang.empty() && primary(lang) == wanted)
+      if (!lang.empty() && !wanted.empty()
+          && lower_ascii(primary(lang)) == wanted)
         return {value, lang};
   for (const auto& [lang, value] : text)
     if (lang.empty())
@@ -730,11 +734,11 @@ outcome<alert_list> alerts_of(const timetable& tt, const realtime_layer* rt,
     }
     if (!about)
       continue;
-    auto [header, language] = pick_translation(a.header, query.language);
+    auto [header, language] = pick_translation(a.header, query.language, tt.language);
     out.header = std::move(header);
     out.language = std::move(language);
-    out.description = pick_translation(a.description, query.language).first;
-    out.url = pick_translation(a.url, query.language).first;
+    out.description = pick_translation(a.description, query.language, tt.language).first;
+    out.url = pick_translation(a.url, query.language, tt.language).first;
     out.cause = a.cause;
     out.effect = a.effect;
     out.severity = a.severity;

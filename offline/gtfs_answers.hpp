@@ -102,9 +102,11 @@ outcome<alert_list> alerts_of(const timetable& tt, const realtime_layer* rt,
                               const alerts_query& query);
 
 /// One translation of a text: `language` (its primary subtag compared:
-/// "en-US" is "en"), else "en", else the untagged one, else the first;
-/// and the language it is in (empty: untagged).
+/// "en-US" is "en"), else `fallback` (the feed's own), else "en", else the
+/// untagged one, else the first; and the language it is in (empty:
+/// untagged).
 std::pair<std::string, std::string>
-pick_translation(const gtfs_rt::translated& text, std::string_view language);
+pick_translation(const gtfs_rt::translated& text, std::string_view language,
+                 std::string_view fallback = "en");
 
 } // namespace transitd::gtfs

@@ -201,8 +201,12 @@ std::optional<failure> builder::build_trips(shape_set& shapes) {
   for (uint32_t tr = 0; tr < ranges.size(); ++tr) {
     auto [b, e] = ranges[tr];
     if (e - b < 2) {
-      if (e > b)
+      if (e > b) {
         ++report.skipped_rows;
+        if (report.samples.size() < 10)
+          report.samples.push_back("stop_times.txt: trip " + out->trips[tr].id
+                                   + " calls at one stop only");
+      }
       continue; // a trip needs two calls
     }
     auto begin = stop_times.begin() + static_cast<std::ptrdiff_t>(b);

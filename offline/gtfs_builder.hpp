@@ -216,6 +216,11 @@ struct builder {
   std::optional<failure> read_transfers(feed_files& feed, source_keys& keys);
   /// Optional and informative: a malformed one is ignored.
   void read_feed_info(feed_files& feed);
+  /// translations.txt (the current form: table_name, field_name,
+  /// language, translation, record_id or field_value): stop names, line
+  /// names and headsigns; rows of other fields are ignored.
+  std::optional<failure> read_translations(feed_files& feed,
+                                           source_keys& keys);
   /// A service id of this source, numbered after the services before it.
   uint32_t service_of(source_keys& keys, std::string_view id);
 
@@ -270,8 +275,10 @@ struct builder {
   std::string skipped_note() const {
     if (report.skipped_rows == 0)
       return {};
-    return " (" + std::to_string(report.skipped_rows)
-           + " rows skipped, e.g. " + report.samples.front() + ")";
+    return " (" + std::to_string(report.skipped_rows) + " rows skipped"
+           + (report.samples.empty() ? std::string{}
+                                     : ", e.g. " + report.samples.front())
+           + ")";
   }
 };
 

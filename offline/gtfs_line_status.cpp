@@ -135,7 +135,7 @@ outcome<line_status_list> line_status_of(const timetable& tt,
     for (const auto& a : rt->alerts) {
       if (!in_force(a, query.time))
         continue;
-      auto header = pick_translation(a.header, query.language).first;
+      auto header = pick_translation(a.header, query.language, tt.language).first;
       for (const auto& e : a.informed)
         for (auto [r, partial] : routes_informed(tt, e)) {
           if (index_of_route[r] == none)

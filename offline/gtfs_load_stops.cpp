@@ -2,6 +2,7 @@
 // stops.txt, routes.txt and the calendars.
 
 #include "transitd/offline/gtfs_builder.hpp"
+#include "transitd/util/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -61,6 +62,9 @@ std::optional<failure> builder::read_source(feed_files& feed,
       return bad;
   if (feed.has("feed_info.txt"))
     read_feed_info(feed);
+  if (feed.has("translations.txt"))
+    if (auto bad = read_translations(feed, keys))
+      return bad;
   return std::nullopt;
 }
 
@@ -78,8 +82,11 @@ std::optional<failure> builder::read_agency(feed_files& feed,
     return bad;
   auto tz = t.column("agency_timezone");
   auto agency_name = t.column("agency_name");
+  auto agency_lang = t.column("agency_lang");
   bool found = false;
   while (t.next()) {
+    if (out->language.empty())
+      out->language = lower_ascii(t.get(agency_lang));
     std::string name{t.get(agency_name)};
     auto& agencies = out->agencies;
     if (!name.empty() && agencies.size() < 1000

@@ -2,6 +2,7 @@
 // frequencies.txt, transfers.txt and feed_info.txt.
 
 #include "transitd/offline/gtfs_builder.hpp"
+#include "transitd/util/text.hpp"
 
 #include <numeric>
 
@@ -190,13 +191,91 @@ void builder::read_feed_info(feed_files& feed) {
   if (!t.start({})) {
     auto start = t.column("feed_start_date");
     auto end = t.column("feed_end_date");
+    auto lang = t.column("feed_lang");
     if (t.next()) {
+      // "mul": several languages, none the feed's own (agency_lang then).
+      auto feed_lang = lower_ascii(t.get(lang));
+      if (!feed_lang.empty() && feed_lang != "mul")
+        out->language = feed_lang;
       if (auto d = parse_gtfs_date(t.get(start)); d && report.first_day.empty())
         report.first_day = date::format("%F", date::sys_days{date::days{*d}});
       if (auto d = parse_gtfs_date(t.get(end)); d && report.last_day.empty())
         report.last_day = date::format("%F", date::sys_days{date::days{*d}});
     }
   }
+}
+
+} // namespace transitd::gtfs::detail
+
+namespace transitd::gtfs::detail {
+
+std::optional<failure> builder::read_translations(feed_files& feed,
+                                                  source_keys& keys) {
+  table_reader t{feed, "translations.txt", report, options.cancel.get()};
+  // The older Google form (trans_id, lang) is not read.
+  if (t.start({"table_name", "field_name", "language", "translation"}))
+    return std::nullopt;
+  auto table = t.column("table_name");
+  auto field = t.column("field_name");
+  auto lang = t.column("language");
+  auto translation = t.column("translation");
+  auto record = t.column("record_id");
+  auto value = t.column("field_value");
+  // Bounded: a feed cannot make the daemon hold more than this.
+  constexpr std::size_t max_translations = 1'000'000;
+  std::size_t count = 0;
+  for (const auto& [l, texts] : out->translations)
+    count += texts.size();
+  while (t.next()) {
+    auto language = lower_ascii(t.get(lang));
+    std::string text{t.get(translation)};
+    if (language.empty() || text.empty()) {
+      t.skip("a translation without language or text");
+      continue;
+    }
+    auto table_name = t.get(table);
+    auto field_name = t.get(field);
+    std::string original{t.get(value)};
+    std::string record_id{t.get(record)};
+    if (original.empty() && !record_id.empty()) {
+      if (table_name == "stops" && field_name == "stop_name") {
+        if (auto it = keys.stops.find(record_id); it != keys.stops.end())
+          original = out->stops[it->second].name;
+      } else if (table_name == "routes") {
+        if (auto it = keys.routes.find(record_id); it != keys.routes.end()) {
+          const auto& r = out->routes[it->second];
+          original = field_name == "route_long_name"    ? r.long_name
+                     : field_name == "route_short_name" ? r.short_name
+                                                        : std::string{};
+        }
+      } else if (table_name == "trips" && field_name == "trip_headsign") {
+        if (auto it = keys.trips.find(record_id); it != keys.trips.end())
+          original = out->trips[it->second].headsign;
+      }
+    }
+    bool wanted = (table_name == "stops" && field_name == "stop_name")
+                  || (table_name == "routes"
+                      && (field_name == "route_long_name"
+                          || field_name == "route_short_name"))
+                  || (table_name == "trips" && field_name == "trip_headsign")
+                  || (table_name == "stop_times"
+                      && field_name == "stop_headsign");
+    if (!wanted || original.empty())
+      continue; // another field, or a record this feed does not have
+    if (count >= max_translations) {
+      t.skip("more than a million translations");
+      continue;
+    }
+    auto& texts = out->translations[language];
+    if (texts.emplace(std::move(original), std::move(text)).second)
+      ++count;
+    if (std::find(out->languages.begin(), out->languages.end(), language)
+        == out->languages.end()) {
+      out->languages.push_back(language);
+      std::sort(out->languages.begin(), out->languages.end());
+    }
+  }
+  return t.finish();
 }
 
 } // namespace transitd::gtfs::detail

@@ -284,3 +284,22 @@ std::string fold_name(std::string_view text) {
 }
 
 } // namespace transitd::gtfs
+
+namespace transitd::gtfs {
+
+bool timetable::translates(std::string_view language) const {
+  return !language.empty()
+         && translations.find(std::string{language}) != translations.end();
+}
+
+std::string_view timetable::translated(std::string_view text,
+                                       std::string_view language) const {
+  auto by_language = translations.find(std::string{language});
+  if (by_language == translations.end())
+    return text;
+  auto it = by_language->second.find(std::string{text});
+  return it == by_language->second.end() ? text
+                                         : std::string_view{it->second};
+}
+
+} // namespace transitd::gtfs

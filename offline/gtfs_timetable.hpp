@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -143,6 +144,21 @@ public:
   std::vector<std::string> zones;
   /// agency.txt's agency_name of every feed merged, once each.
   std::vector<std::string> agencies;
+  /// The feed's own language: feed_info.txt's feed_lang, else agency.txt's
+  /// agency_lang (lower case; empty when it names none).
+  std::string language;
+  /// The languages translations.txt gives (lower case, sorted).
+  std::vector<std::string> languages;
+  /// translations.txt: per language, each text as the feed writes it (a
+  /// stop's name, a line's long or short name, a headsign) in that
+  /// language.
+  std::map<std::string, std::unordered_map<std::string, std::string>>
+    translations;
+  /// Whether translations.txt gives `language`.
+  bool translates(std::string_view language) const;
+  /// `text` in `language` when translations.txt has it, else `text`.
+  std::string_view translated(std::string_view text,
+                              std::string_view language) const;
   std::vector<stop> stops;
   std::vector<route> routes;
   std::vector<trip> trips;

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "transitd/providers/digitransit_geocoding.hpp"
+#include "transitd/providers/digitransit_routing.hpp"
 #include "transitd/providers/upstream_call.hpp"
 
 namespace transitd {
@@ -16,7 +17,9 @@ geocoding_actor::behavior_type digitransit_geocoding(
     "Digitransit geocoding", options.url, std::move(gate), options.timeout_ms,
     "digitransit-subscription-key", options.api_key};
   return {
-    [self](const geocode_query& query) -> caf::result<geocode_candidates> {
+    [self](geocode_query query) -> caf::result<geocode_candidates> {
+      if (auto bad = digitransit::answer_language(query.language))
+        return to_error(*bad);
       const auto& up = self->state.upstream;
       if (auto err = up.unusable())
         return *err;

@@ -9,6 +9,7 @@
 #include "transitd/messages/time.hpp"
 #include "transitd/providers/digitransit_routing.hpp"
 #include "transitd/providers/json_read.hpp"
+#include "transitd/util/text.hpp"
 
 namespace json = boost::json;
 
@@ -59,13 +60,6 @@ constexpr std::string_view routes_query_text = R"(query LineRoutes(
     routes { gtfsId shortName longName mode color textColor }
   }
 })";
-
-std::string lower(std::string_view text) {
-  std::string out{text};
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
 
 std::string dashed_date(std::string_view yyyymmdd) {
   if (yyyymmdd.size() != 8)
@@ -222,14 +216,14 @@ outcome<trip_details> parse_trip(std::string_view body,
 
 std::vector<line_state> lines_of_alerts(const alert_list& alerts,
                                         std::string_view route) {
-  auto wanted = lower(route);
+  auto wanted = lower_ascii(route);
   std::map<std::string, line_state> by_route;
   for (const auto& a : alerts.alerts)
     for (const auto& subject : a.subjects) {
       if (subject.type != "route" || subject.id.empty())
         continue;
-      if (!wanted.empty() && lower(subject.id) != wanted
-          && lower(subject.name) != wanted)
+      if (!wanted.empty() && lower_ascii(subject.id) != wanted
+          && lower_ascii(subject.name) != wanted)
         continue;
       auto& line = by_route[subject.id];
       line.route_id = subject.id;
@@ -288,12 +282,12 @@ outcome<route_details> parse_routes(std::string_view body,
     return out;
   }
   const auto* routes = find_path(*root, {"data", "routes"});
-  auto wanted = lower(query.route);
+  auto wanted = lower_ascii(query.route);
   if (routes != nullptr && routes->is_array())
     for (const auto& r : routes->get_array()) {
       auto line = line_of(r);
       // OTP matches names by prefix ("55" finds 550): keep the line asked.
-      if (lower(line.line) != wanted && lower(line.route_id) != wanted)
+      if (lower_ascii(line.line) != wanted && lower_ascii(line.route_id) != wanted)
         continue;
       std::map<int64_t, line_direction> directions;
       if (const auto* patterns = find_path(r, {"patterns"});

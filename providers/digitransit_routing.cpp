@@ -10,6 +10,7 @@
 
 #include "transitd/messages/time.hpp"
 #include "transitd/providers/json_read.hpp"
+#include "transitd/util/text.hpp"
 
 namespace json = boost::json;
 
@@ -61,6 +62,22 @@ std::optional<failure> graphql_errors(const json::value& root) {
 }
 
 } // namespace
+
+std::optional<failure> answer_language(std::string& language) {
+  if (language.empty()) {
+    language = std::string{digitransit_language};
+    return std::nullopt;
+  }
+  auto primary = lower_ascii(language.substr(0, language.find('-')));
+  for (auto l : languages)
+    if (primary == l) {
+      language = primary;
+      return std::nullopt;
+    }
+  return make_failure(ec::validation_error,
+                      "Digitransit has no texts in \"" + language + "\"",
+                      "the Helsinki region answers in fi, sv or en");
+}
 
 /// Parses a GraphQL response body; malformed JSON and an `errors` payload
 /// are upstream errors.

@@ -24,6 +24,11 @@ namespace transitd::digitransit {
 /// without an offset is read (D22) and answers are shown.
 inline constexpr std::string_view zone = "Europe/Helsinki";
 
+/// The language Digitransit is asked in (D5): none asked, English; fi, sv
+/// or en (any case, region aside: "en-GB"); any other a validation-error
+/// naming the three. `language` becomes the one sent.
+std::optional<failure> answer_language(std::string& language);
+
 /// A GraphQL response body; malformed JSON and an `errors` payload are
 /// upstream errors.
 outcome<boost::json::value> parse_graphql(std::string_view body);

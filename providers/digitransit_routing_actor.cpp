@@ -44,7 +44,9 @@ digitransit_routing_actor::behavior_type digitransit_routing(
     "Digitransit routing", options.url, std::move(gate), options.timeout_ms,
     "digitransit-subscription-key", options.api_key};
   return {
-    [self](const stop_departures_query& query) {
+    [self](stop_departures_query query) -> caf::result<stop_departures> {
+      if (auto bad = digitransit::answer_language(query.language))
+        return to_error(*bad);
       auto stop_id = query.stop_id;
       return post_graphql<stop_departures>(
         self, query.context, digitransit::make_departures_body(query),
@@ -52,12 +54,16 @@ digitransit_routing_actor::behavior_type digitransit_routing(
           return digitransit::parse_departures(body, stop_id, received_ms);
         });
     },
-    [self](const nearby_stops_query& query) {
+    [self](nearby_stops_query query) -> caf::result<nearby_stops> {
+      if (auto bad = digitransit::answer_language(query.language))
+        return to_error(*bad);
       return post_graphql<nearby_stops>(
         self, query.context, digitransit::make_nearby_stops_body(query),
         digitransit::parse_nearby_stops);
     },
-    [self](trip_plan_query query) {
+    [self](trip_plan_query query) -> caf::result<trip_plans> {
+      if (auto bad = digitransit::answer_language(query.language))
+        return to_error(*bad);
       if (query.local_time) { // D22: read in the region's zone
         query.time = local_to_epoch(query.time, digitransit::zone);
         query.local_time = false;
@@ -78,7 +84,9 @@ digitransit_routing_actor::behavior_type digitransit_routing(
           return digitransit::parse_stop_place(body, id);
         });
     },
-    [self](alerts_query query) {
+    [self](alerts_query query) -> caf::result<alert_list> {
+      if (auto bad = digitransit::answer_language(query.language))
+        return to_error(*bad);
       if (query.local_time) {
         query.time = local_to_epoch(query.time, digitransit::zone);
         query.local_time = false;
@@ -107,7 +115,9 @@ digitransit_routing_actor::behavior_type digitransit_routing(
         "vehicle positions (gtfs_feed_options::realtime: "
         "https://realtime.hsl.fi/realtime/vehicle-positions/v2/hsl)"));
     },
-    [self](const trip_query& query) {
+    [self](trip_query query) -> caf::result<trip_details> {
+      if (auto bad = digitransit::answer_language(query.language))
+        return to_error(*bad);
       auto date = digitransit::service_date_of(query);
       return post_graphql<trip_details>(
         self, query.context, digitransit::make_trip_body(query, date),
@@ -132,7 +142,9 @@ digitransit_routing_actor::behavior_type digitransit_routing(
           return digitransit::parse_routes(body, query, received_ms);
         });
     },
-    [self](const line_status_query& query) {
+    [self](line_status_query query) -> caf::result<line_status_list> {
+      if (auto bad = digitransit::answer_language(query.language))
+        return to_error(*bad);
       // The alerts in force: each line an alert names, with its status.
       alerts_query alerts;
       alerts.context = query.context;

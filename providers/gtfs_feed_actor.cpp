@@ -16,6 +16,7 @@
 #include "transitd/messages/time.hpp"
 #include "transitd/net/url.hpp"
 #include "transitd/offline/gtfs_answers.hpp"
+#include "transitd/offline/gtfs_language.hpp"
 #include "transitd/offline/gtfs_network.hpp"
 #include "transitd/util/content_hash.hpp"
 
@@ -457,15 +458,19 @@ feed_router_actor::behavior_type feed_router(
       }
       if (auto outside = gtfs::outside_service(*tt, q.time))
         return to_error(*outside);
+      auto rt = st.slot->realtime_for(
+        *tt, (now_ms() + st.clock_offset_ms) / 1000, st.max_age_s);
+      auto language = gtfs::answer_language(*tt, rt.layer.get(), q.language);
+      if (!language)
+        return to_error(language.error());
       auto started = std::chrono::steady_clock::now();
       if (st.routed != tt) {
         st.router = std::make_unique<gtfs::raptor>(*tt);
         st.routed = tt;
       }
-      auto rt = st.slot->realtime_for(
-        *tt, (now_ms() + st.clock_offset_ms) / 1000, st.max_age_s);
       auto answer = gtfs::plan_trips(*st.router, *tt, q, stop.get(),
                                      rt.layer.get());
+      gtfs::translate(*tt, *language, answer);
       answer.time = q.time;
       answer.fetched_ms += st.clock_offset_ms; // the engine's clock
       answer.warnings = std::move(rt.warnings);
@@ -493,9 +498,13 @@ feed_router_actor::behavior_type feed_router(
       }
       auto now_s = (now_ms() + st.clock_offset_ms) / 1000;
       auto rt = st.slot->realtime_for(*tt, now_s, st.max_age_s);
+      auto language = gtfs::answer_language(*tt, rt.layer.get(), q.language);
+      if (!language)
+        return to_error(language.error());
       auto answer = gtfs::reach_from(*st.router, *tt, q, rt.layer.get());
       if (!answer)
         return to_error(answer.error());
+      gtfs::translate(*tt, *language, *answer);
       answer->fetched_ms = now_s * 1000;
       answer->warnings = std::move(rt.warnings);
       return std::move(*answer);
@@ -657,6 +666,13 @@ provider_coverage describe(feed_pointer self, int64_t now_s) {
     out.area = tt->area;
     out.agencies = tt->agencies;
     out.timezone = tt->zones.empty() ? std::string{} : tt->zones[0];
+    // Its own first, then the others (translations, realtime alerts).
+    auto rt = slot.realtime_for(*tt, now_s, o.realtime_max_age_s);
+    if (!tt->language.empty())
+      out.languages.push_back(tt->language);
+    for (auto& l : gtfs::languages_of(*tt, rt.layer.get()))
+      if (l != tt->language)
+        out.languages.push_back(std::move(l));
     out.first_day = tt->report.first_day;
     out.last_day = tt->report.last_day;
     out.stops = static_cast<int64_t>(tt->stops.size());
@@ -689,9 +705,14 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
           -> outcome<stop_departures> {
           if (auto outside = gtfs::outside_service(tt, q.start_time))
             return *outside;
+          auto language = gtfs::answer_language(tt, layer, q.language);
+          if (!language)
+            return language.error();
           auto answer = gtfs::departures_at(tt, q, layer);
-          if (answer) // read now: on the engine's clock (--clock included)
+          if (answer) { // read now: on the engine's clock (--clock included)
             answer->fetched_ms += offset;
+            gtfs::translate(tt, *language, *answer);
+          }
           return answer;
         });
     },
@@ -699,8 +720,12 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
       auto tt = self->state.slot->current();
       if (!tt)
         return not_loaded(*self->state.slot);
+      auto language = gtfs::answer_language(*tt, nullptr, q.language);
+      if (!language)
+        return to_error(language.error());
       auto near = gtfs::stops_near(*tt, q);
       near.fetched_ms += self->state.options.clock_offset_ms;
+      gtfs::translate(*tt, *language, near);
       return near;
     },
     [self](trip_plan_query& q) -> caf::delegated<trip_plans> {
@@ -746,18 +771,32 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
     [self](alerts_query& q) {
       return with_realtime<alert_list>(
         self, true,
-        [&q](const gtfs::timetable& tt, const gtfs::realtime_layer* layer) {
-          return gtfs::alerts_of(tt, layer, q);
+        [&q](const gtfs::timetable& tt, const gtfs::realtime_layer* layer)
+          -> outcome<alert_list> {
+          auto language = gtfs::answer_language(tt, layer, q.language);
+          if (!language)
+            return language.error();
+          q.language = *language;
+          auto answer = gtfs::alerts_of(tt, layer, q);
+          if (answer)
+            gtfs::translate(tt, *language, *answer);
+          return answer;
         });
     },
     [self](trip_query& q) {
       return with_realtime<trip_details>(
         self, false,
         [&q, offset = self->state.options.clock_offset_ms](
-          const gtfs::timetable& tt, const gtfs::realtime_layer* layer) {
+          const gtfs::timetable& tt, const gtfs::realtime_layer* layer)
+          -> outcome<trip_details> {
+          auto language = gtfs::answer_language(tt, layer, q.language);
+          if (!language)
+            return language.error();
           auto answer = gtfs::trip_of(tt, layer, q);
-          if (answer)
+          if (answer) {
             answer->fetched_ms = now_ms() + offset;
+            gtfs::translate(tt, *language, *answer);
+          }
           return answer;
         });
     },
@@ -766,7 +805,12 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
       return with_realtime<line_status_list>(
         self, false,
         [&q, offset = self->state.options.clock_offset_ms](
-          const gtfs::timetable& tt, const gtfs::realtime_layer* layer) {
+          const gtfs::timetable& tt, const gtfs::realtime_layer* layer)
+          -> outcome<line_status_list> {
+          auto language = gtfs::answer_language(tt, layer, q.language);
+          if (!language)
+            return language.error();
+          q.language = *language;
           auto answer = gtfs::line_status_of(tt, layer, q);
           if (answer)
             answer->fetched_ms = layer ? layer->newest * 1000
@@ -778,9 +822,13 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
       auto tt = self->state.slot->current();
       if (!tt)
         return not_loaded(*self->state.slot);
+      auto language = gtfs::answer_language(*tt, nullptr, q.language);
+      if (!language)
+        return to_error(language.error());
       auto answer = gtfs::route_of(*tt, q);
       if (!answer)
         return to_error(answer.error());
+      gtfs::translate(*tt, *language, *answer);
       answer->fetched_ms = now_ms() + self->state.options.clock_offset_ms;
       return std::move(*answer);
     },

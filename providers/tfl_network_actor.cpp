@@ -7,6 +7,7 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "transitd/messages/time.hpp"
+#include "transitd/util/text.hpp"
 
 namespace transitd {
 
@@ -24,12 +25,6 @@ std::optional<failure> unusable(const tfl_network_state& st) {
   if (auto err = st.upstream.unusable())
     return to_failure(*err);
   return std::nullopt;
-}
-
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  return text;
 }
 
 failure not_served(const std::string& what) {
@@ -158,7 +153,7 @@ tfl_network(tfl_network_actor::stateful_pointer<tfl_network_state> self,
       auto call = up.make_call(q.context, "GET",
                                tfl::make_line_status_target(up.path));
       auto rp = self->make_response_promise<line_status_list>();
-      auto wanted = lower(q.route);
+      auto wanted = lower_ascii(q.route);
       bool demo = self->state.demo;
       call_upstream_then<std::vector<line_state>>(
         self, up.gate, std::move(call), up.name,
@@ -176,9 +171,9 @@ tfl_network(tfl_network_actor::stateful_pointer<tfl_network_state> self,
               {"demo-data", "London line status from the built-in demo "
                             "upstream, not TfL's; configure TFL_API_KEY"});
           for (auto& l : *lines)
-            if (wanted.empty() || lower(l.route_id) == wanted
-                || lower(l.line) == wanted
-                || lower(l.line) == wanted + " line")
+            if (wanted.empty() || lower_ascii(l.route_id) == wanted
+                || lower_ascii(l.line) == wanted
+                || lower_ascii(l.line) == wanted + " line")
               answer.lines.push_back(std::move(l));
           if (!wanted.empty() && answer.lines.empty()) {
             std::string known;

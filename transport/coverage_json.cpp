@@ -64,6 +64,7 @@ tool_spec transit_coverage_spec() {
                                     "maxLon"});
   provider["agencies"] = schema_array(schema_string());
   provider["timezone"] = schema_string();
+  provider["languages"] = schema_array(schema_string());
   provider["firstDay"] = schema_string("YYYY-MM-DD");
   provider["lastDay"] = schema_string("YYYY-MM-DD");
   provider["loadedAt"] = schema_string("ISO 8601");
@@ -108,6 +109,8 @@ json::object to_json(const transit_coverage_reply& reply) {
       item["agencies"] = strings(p.agencies);
     if (!p.timezone.empty())
       item["timezone"] = p.timezone;
+    if (!p.languages.empty())
+      item["languages"] = strings(p.languages);
     if (!p.first_day.empty())
       item["firstDay"] = p.first_day;
     if (!p.last_day.empty())

@@ -58,7 +58,7 @@ tool_spec geocode_address_spec() {
     std::move(bbox), {"minLon", "maxLon", "minLat", "maxLat"});
   json::object output;
   output["query"] = schema_string("the normalised query text");
-  output["language"] = schema_enum({"fi", "sv", "en"});
+  output["language"] = schema_string();
   output["results"] = schema_array(
     schema_object(std::move(result),
                   {"name", "coordinates", "confidence", "type"}));

@@ -306,8 +306,10 @@ json::object to_json(const plan_trip_reply& reply) {
     {"maxTransfers", c.max_transfers},
     {"accessibility", json::object{{"stepFree", c.step_free},
                                    {"lowWalkingDistance",
-                                    c.low_walking_distance}}},
-    {"language", c.language}};
+                                    c.low_walking_distance}}}};
+  // The language asked; none asked: none shown (the provider's own).
+  if (!c.language.empty())
+    constraints["language"] = c.language;
   json::object out{{"origin", location(reply.origin)},
                    {"destination", location(reply.destination)},
                    {"requested", json::object{{"type", reply.requested_type},

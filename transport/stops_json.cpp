@@ -32,9 +32,16 @@ std::optional<coordinate> read_coordinate(const arguments& args,
 }
 
 field language_field(std::string description) {
-  return field::choice("language", choice_list(languages),
-                       std::move(description))
-    .fallback(json::string(default_language));
+  return field::string("language",
+                       description.empty()
+                         ? std::string{"a language tag: fi, sv or en in the "
+                                       "Helsinki region; on a GTFS feed any "
+                                       "it has (absent: the feed's own)"}
+                         : std::move(description)
+                             + " (a language tag: fi, sv or en in the "
+                               "Helsinki region; on a GTFS feed any it has, "
+                               "absent: the feed's own)")
+    .length(language_tag_length);
 }
 
 field modes_field(std::string name, std::string description) {

@@ -229,10 +229,18 @@ TEST_CASE("validation: stop reference, window, limit, language",
   }
   for (int32_t limit : {1, 50})
     CHECK_FALSE(validate(request(30, limit)));
+  // Any language tag: the provider says whether it has texts in it (D24).
   auto german = request();
   german.language = "de";
-  REQUIRE(validate(german));
-  CHECK_THAT(validate(german)->message, Catch::Contains("language"));
+  CHECK_FALSE(validate(german));
+  german.language = "pt-BR";
+  CHECK_FALSE(validate(german));
+  for (const char* bad : {"deutsch", "d", "de_DE", "en-", "1en",
+                          "en-toolongsubtag"}) {
+    german.language = bad;
+    REQUIRE(validate(german));
+    CHECK_THAT(validate(german)->message, Catch::Contains("language"));
+  }
 }
 
 TEST_CASE("the upstream query covers the window and more than the limit",

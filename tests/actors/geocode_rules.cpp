@@ -156,7 +156,7 @@ TEST_CASE("geocode_address: validation", "[geocode][validation]") {
   odd.layers = {"Venue!"};
   check_bad(odd, "layers");
   auto lang = request();
-  lang.language = "de";
+  lang.language = "not a language";
   check_bad(lang, "language");
   // Trimming normalises; 200 characters (not bytes) are fine.
   auto padded = request("  Kamppi  ");

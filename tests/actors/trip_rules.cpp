@@ -113,7 +113,7 @@ TEST_CASE("plan_trip: validation, ranges and when", "[plan_trip][validation]") {
   r.constraints.optimize = "fastest";
   check_bad(r, "optimize");
   r = request();
-  r.constraints.language = "de";
+  r.constraints.language = "de-";
   check_bad(r, "language");
   r = request();
   r.origin.type = location_input::kind::label;

@@ -408,10 +408,23 @@ TEST_CASE("e2e realtime tools: vehicle_positions and service_alerts on the "
     client.call_tool("vehicle_positions", {{"route", "Z9"}}));
   CHECK(unknown.at("code").as_string() == "validation-error");
 
-  // Alerts at Mountain View; Finnish asked, the feed has English and
-  // Spanish: English.
-  auto at_stop = test::structured(client.call_tool(
+  // The feed has English and Spanish (D24): Finnish is refused, naming
+  // them; Spanish where an alert has it, else the feed's own English.
+  auto finnish = test::tool_error(client.call_tool(
     "service_alerts", {{"stop", "caltrain:70211"}, {"language", "fi"}}));
+  CHECK(finnish.at("code").as_string() == "validation-error");
+  CHECK_THAT(std::string{finnish.at("hint").as_string()},
+             Catch::Contains("en, es"));
+  auto spanish = test::structured(client.call_tool(
+    "service_alerts", {{"stop", "caltrain:70211"}, {"language", "es"}}));
+  bool in_spanish = false;
+  for (const auto& a : spanish.at("alerts").as_array())
+    in_spanish = in_spanish || (a.at("language").as_string() == "es"
+                                && std::string{a.at("header").as_string()}
+                                       .find("andén") != std::string::npos);
+  CHECK(in_spanish);
+  auto at_stop = test::structured(client.call_tool(
+    "service_alerts", {{"stop", "caltrain:70211"}}));
   auto alerts = at_stop.at("alerts").as_array();
   REQUIRE(alerts.size() == 3);
   CHECK(alerts[0].at("severity").as_string() == "severe");

@@ -409,3 +409,51 @@ TEST_CASE("e2e rider: line_status without realtime says there was nothing "
     client.call_tool("line_status", {{"feed", "london"}}));
   CHECK(no_feed.at("code").as_string() == "validation-error");
 }
+
+TEST_CASE("e2e rider: a feed answers in the languages it has (D24)",
+          "[e2e][rider][language]") {
+  test::harness_options options;
+  options.gtfs_feeds = {
+    {"hki", {std::string{TRANSITD_FIXTURES_DIR} + "/../gtfs/bilingual"}}};
+  options.clock_start = 1791954000; // 2026-10-14T08:00:00+03:00
+  daemon_harness daemon{options};
+  test::mcp_client client{daemon.port()};
+  client.initialize();
+  // No language: the feed's own (Finnish).
+  auto own = test::structured(
+    client.call_tool("get_departures", test::departures_args("hki:RT", 2)));
+  CHECK(own.at("stopName").as_string() == "Rautatientori");
+  CHECK(own.at("departures").at(0).at("destination").as_string()
+        == "Kauppatori");
+  // Swedish from translations.txt.
+  auto args = test::departures_args("hki:RT", 2);
+  args["language"] = "sv";
+  auto swedish = test::structured(client.call_tool("get_departures", args));
+  CHECK(swedish.at("stopName").as_string() == "Järnvägstorget");
+  CHECK(swedish.at("departures").at(0).at("destination").as_string()
+        == "Salutorget");
+  auto stops = test::structured(client.call_tool(
+    "find_stops", {{"coordinate", {{"lat", 60.1677}, {"lon", 24.9528}}},
+                   {"radius", 200},
+                   {"language", "sv-FI"}}));
+  CHECK(stops.at("stops").at(0).at("name").as_string() == "Salutorget");
+  // A language the feed does not have: refused, naming those it has.
+  args["language"] = "de";
+  auto german = test::tool_error(client.call_tool("get_departures", args));
+  CHECK(german.at("code").as_string() == "validation-error");
+  CHECK_THAT(std::string{german.at("hint").as_string()},
+             Catch::Contains("fi, sv"));
+  // transit_coverage says which: the feed's own first.
+  auto coverage = test::structured(client.call_tool("transit_coverage", {}));
+  bool listed = false;
+  for (const auto& p : coverage.at("providers").as_array())
+    if (p.at("name").as_string() == "hki")
+      listed = p.at("languages") == json::array{"fi", "sv"};
+  CHECK(listed);
+  // Not a language tag at all: refused before any provider is asked.
+  args["language"] = "swedish please";
+  auto nonsense = test::tool_error(client.call_tool("get_departures", args));
+  CHECK(nonsense.at("code").as_string() == "validation-error");
+  CHECK_THAT(std::string{nonsense.at("message").as_string()},
+             Catch::Contains("language tag"));
+}

@@ -366,3 +366,14 @@ TEST_CASE("GTFS: frequencies that expand without end are refused",
   REQUIRE_FALSE(tt);
   CHECK_THAT(tt.error().message, Catch::Contains("frequencies.txt"));
 }
+
+TEST_CASE("GTFS: a feed whose only trip calls at one stop is refused, "
+          "saying why", "[gtfs][reader]") {
+  auto files = small_feed();
+  files["stop_times.txt"] = "trip_id,arrival_time,departure_time,stop_id,"
+                            "stop_sequence\n"
+                            "t1,08:00:00,08:00:00,S1,1\n";
+  auto tt = load_memory(files);
+  REQUIRE_FALSE(tt);
+  CHECK_THAT(tt.error().message, Catch::Contains("calls at one stop only"));
+}
