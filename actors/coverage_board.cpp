@@ -25,8 +25,8 @@ std::vector<std::string> tools_of(const std::string& kind, bool realtime,
     return {"get_departures", "find_stops", "geocode_address", "plan_trip",
             "get_trip",       "get_route",  "line_status",     "service_alerts"};
   if (kind == "tfl") {
-    std::vector<std::string> out{"get_departures", "line_status",
-                                 "planJourney"};
+    std::vector<std::string> out{"get_departures", "get_route",
+                                 "line_status", "planJourney"};
     if (toilets)
       out.emplace_back("stationToilets");
     return out;

@@ -276,7 +276,7 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
       tfl.claims = [](const std::string& id) { return tfl::is_stop_id(id); };
       tfl.id_forms = std::string{tfl::stop_id_forms};
       tfl.feed_name = "tfl";
-      tfl.questions = ask_status;
+      tfl.questions = ask_status | ask_routes;
       entries.push_back(std::move(tfl));
     }
     result.provider_switch = system.spawn(provider_switch, std::move(entries));

@@ -155,6 +155,18 @@ entry_for_network(const std::vector<provider_entry>& entries,
   for (const auto* id : ids)
     if (first.empty())
       first = *id;
+  if (feeds.empty() && served.size() > 1) {
+    // Several answer it and nothing says which: name them.
+    std::string names;
+    for (auto e : served)
+      names += (names.empty() ? "" : ", ")
+               + (entries[e].feed_name.empty() ? entries[e].name
+                                               : entries[e].feed_name);
+    return make_failure(ec::validation_error,
+                        "which provider's " + what + " \"" + first
+                          + "\" is meant is not clear",
+                        "give feed (one of " + names + ") or near");
+  }
   return unknown_id(entries, what, first, hint);
 }
 

@@ -75,6 +75,7 @@ struct line_direction {
   int64_t last_departure = 0;
   /// Minutes between departures around now (0: too few to say).
   double headway_minutes = 0;
+  /// -1: the provider does not say (Digitransit, TfL here).
   int32_t trips_today = 0;
 };
 

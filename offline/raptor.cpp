@@ -301,10 +301,14 @@ void raptor::seed_walks() {
   }
   if (one_to_all_)
     return; // no target: every stop is one
+  target_joined_.clear();
   for (auto e : ends(target_point, Backward ? rq.from_stops : rq.to_stops,
                      Backward))
-    if (stop_ok(e.stop))
+    if (stop_ok(e.stop)) {
       target_walk_[e.stop] = e.seconds;
+      if (e.via != none)
+        target_joined_.push_back({e.stop, e.via, e.meters});
+    }
   direct_meters_ = distance_m(rq.from, rq.to);
   direct_seconds_ = walk_seconds(direct_meters_);
   if (direct_meters_ <= max_walk_) {
@@ -559,6 +563,14 @@ std::vector<journey_leg> raptor::legs_forward(const found& f) const {
   egress.meters = rq_->to_stops.empty() || target_walk_[cur] > 0
                     ? meters_to(tt_, cur, rq_->to)
                     : 0;
+  // Beside a stop given as the end: the change to it is its own leg, to
+  // that stop (as the backward search's last change), however short.
+  for (const auto& j : target_joined_)
+    if (j.stop == cur) {
+      egress.to_stop = j.given;
+      egress.meters = j.meters;
+      break;
+    }
   legs.push_back(egress);
   for (auto r = f.rides; r >= 1; --r) {
     const auto& rp = ride_parent_[at(r, cur)];
@@ -606,6 +618,13 @@ std::vector<journey_leg> raptor::legs_backward(const found& f) const {
     = rq_->from_stops.empty() || target_walk_[cur] > 0
         ? meters_to(tt_, cur, rq_->from)
         : 0;
+  // Beside a stop given as the start: the change from it is its own leg.
+  for (const auto& j : target_joined_)
+    if (j.stop == cur) {
+      access.from_stop = j.given;
+      access.meters = j.meters;
+      break;
+    }
   legs.push_back(access);
   for (auto r = f.rides; r >= 1; --r) {
     const auto& rp = ride_parent_[at(r, cur)];

@@ -192,6 +192,14 @@ private:
   std::vector<ride_parent> ride_parent_;
   std::vector<ready_parent> ready_parent_;
   std::vector<int32_t> target_walk_;
+  /// The target stops joined to a stop given as the end (its footpaths,
+  /// transfers.txt): the stop, the one given, the meters between.
+  struct joined_end {
+    uint32_t stop;
+    uint32_t given;
+    int32_t meters;
+  };
+  std::vector<joined_end> target_joined_;
   std::vector<uint32_t> target_stops_;
   std::vector<uint32_t> touched_;
   std::vector<uint32_t> queue_pos_;

@@ -296,6 +296,7 @@ outcome<route_details> parse_routes(std::string_view body,
           auto direction = int_at(p, {"directionId"}).value_or(0);
           auto& d = directions[direction];
           d.direction = static_cast<int32_t>(direction);
+          d.trips_today = -1; // patterns say nothing of trips
           auto headsign = sanitize_upstream_text(text_at(p, {"headsign"}));
           if (!headsign.empty()
               && std::find(d.headsigns.begin(), d.headsigns.end(), headsign)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -10,6 +11,7 @@
 #include "transitd/messages/time.hpp"
 #include "transitd/providers/json_read.hpp"
 #include "transitd/providers/upstream_http.hpp"
+#include "transitd/util/text.hpp"
 
 namespace json = boost::json;
 
@@ -55,6 +57,46 @@ void collect_arrival_ids(const json::value& point, int depth,
     }
     collect_arrival_ids(child, depth + 1, out);
   }
+}
+
+std::string colour_of(std::string_view line);
+transit_mode mode_of(std::string_view name);
+
+/// The lines of a StopPoint and of its children, once each.
+void collect_lines(const json::value& point, int depth,
+                   std::vector<line_info>& out) {
+  if (depth > 3)
+    return;
+  if (const auto* lines = find_path(point, {"lines"});
+      lines && lines->is_array())
+    for (const auto& l : lines->get_array()) {
+      auto id = sanitize_upstream_text(text_at(l, {"id"}), 60);
+      if (id.empty()
+          || std::any_of(out.begin(), out.end(),
+                         [&](const line_info& x) { return x.route_id == id; }))
+        continue;
+      line_info line;
+      line.route_id = id;
+      line.line = sanitize_upstream_text(text_at(l, {"name"}), 60);
+      line.color = colour_of(id);
+      out.push_back(std::move(line));
+    }
+  // The modes: lineModeGroups[{modeName, lineIdentifier[]}].
+  if (const auto* groups = find_path(point, {"lineModeGroups"});
+      groups && groups->is_array())
+    for (const auto& g : groups->get_array()) {
+      auto mode = mode_of(text_at(g, {"modeName"}));
+      if (const auto* ids = find_path(g, {"lineIdentifier"});
+          ids && ids->is_array())
+        for (const auto& id : ids->get_array())
+          for (auto& line : out)
+            if (id.is_string() && line.route_id == id.get_string())
+              line.mode = mode;
+    }
+  if (const auto* children = find_path(point, {"children"});
+      children && children->is_array())
+    for (const auto& c : children->get_array())
+      collect_lines(c, depth + 1, out);
 }
 
 outcome<json::value> parse_body(const http_response& r) {
@@ -171,6 +213,9 @@ outcome<stop_point> parse_stop_point(const http_response& r,
   if (out.id.empty())
     out.id = std::string{id};
   out.name = sanitize_upstream_text(text_at(*body, {"commonName"}));
+  out.position = {upstream_json::number_at(*body, {"lat"}).value_or(0),
+                  upstream_json::number_at(*body, {"lon"}).value_or(0)};
+  collect_lines(*body, 0, out.lines);
   if (is_group(id))
     collect_arrival_ids(*body, 0, out.arrival_ids);
   else
@@ -221,6 +266,89 @@ outcome<std::vector<stop_time>> parse_arrivals(const http_response& r,
       newest_ms = std::max(newest_ms, *stamp * 1000);
     out.push_back(std::move(t));
   }
+  return out;
+}
+
+std::string line_id_of(std::string_view name) {
+  auto id = lower_ascii(name);
+  auto replace = [&](std::string_view from, std::string_view to) {
+    for (auto at = id.find(from); at != std::string::npos;
+         at = id.find(from, at + to.size()))
+      id.replace(at, from.size(), to);
+  };
+  replace(" & ", "-");
+  replace(" and ", "-");
+  if (id.size() > 5 && id.compare(id.size() - 5, 5, " line") == 0)
+    id.resize(id.size() - 5);
+  replace(" ", "-");
+  return id;
+}
+
+std::string make_route_sequence_target(std::string_view base_path,
+                                       std::string_view line_id) {
+  return std::string{base_path} + "/Line/" + url_encode(line_id)
+         + "/Route/Sequence/all";
+}
+
+outcome<line_info> parse_route_sequence(const http_response& r,
+                                        std::string_view line_id) {
+  if (r.status == 404 || r.status == 400)
+    return make_failure(ec::validation_error,
+                        "TfL has no line \"" + std::string{line_id} + "\"",
+                        "TfL's lines are named as riders know them "
+                        "(\"Victoria\", \"Elizabeth line\", bus \"12\"); "
+                        "line_status with feed tfl lists them");
+  if (r.status != 200)
+    return failure_of(r);
+  auto body = parse_body(r);
+  if (!body)
+    return body.error();
+  line_info out;
+  out.route_id = sanitize_upstream_text(text_at(*body, {"lineId"}), 60);
+  if (out.route_id.empty())
+    out.route_id = std::string{line_id};
+  out.line = sanitize_upstream_text(text_at(*body, {"lineName"}), 60);
+  out.mode = mode_of(text_at(*body, {"mode"}));
+  out.color = colour_of(out.route_id);
+  std::map<std::string, line_direction> directions;
+  if (const auto* sequences = find_path(*body, {"stopPointSequences"});
+      sequences && sequences->is_array())
+    for (const auto& q : sequences->get_array()) {
+      auto name = text_at(q, {"direction"});
+      auto& d = directions[name];
+      d.direction = name == "inbound" ? 1 : 0;
+      d.trips_today = -1; // the sequence says nothing of trips
+      const auto* stops = find_path(q, {"stopPoint"});
+      if (stops == nullptr || !stops->is_array() || stops->get_array().empty())
+        continue;
+      const auto& list = stops->get_array();
+      auto end = sanitize_upstream_text(text_at(list.back(), {"name"}));
+      if (!end.empty()
+          && std::find(d.headsigns.begin(), d.headsigns.end(), end)
+               == d.headsigns.end())
+        d.headsigns.push_back(end);
+      if (list.size() <= d.stops.size())
+        continue; // the longest branch stands for the direction
+      d.stops.clear();
+      for (const auto& s : list) {
+        line_stop stop;
+        stop.stop_id = sanitize_upstream_text(text_at(s, {"id"}), 60);
+        stop.name = sanitize_upstream_text(text_at(s, {"name"}));
+        stop.position = {upstream_json::number_at(s, {"lat"}).value_or(0),
+                         upstream_json::number_at(s, {"lon"}).value_or(0)};
+        d.stops.push_back(std::move(stop));
+      }
+    }
+  for (auto& [name, d] : directions)
+    if (!d.stops.empty())
+      out.directions.push_back(std::move(d));
+  std::sort(out.directions.begin(), out.directions.end(),
+            [](const line_direction& a, const line_direction& b) {
+              return a.direction < b.direction;
+            });
+  if (out.directions.empty())
+    return make_failure(ec::upstream_error,
+                        "TfL gave line \"" + out.route_id + "\" no stops");
   return out;
 }
 

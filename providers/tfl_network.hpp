@@ -42,6 +42,9 @@ struct stop_point {
   std::string id;
   std::string name;
   std::vector<std::string> arrival_ids;
+  coordinate position;
+  /// The lines calling there (at a hub, its stations' and stops').
+  std::vector<line_info> lines;
 };
 
 /// TfL takes about 20 ids per Arrivals call.
@@ -66,6 +69,21 @@ std::string make_arrivals_target(std::string_view base_path,
 /// `newest_ms` receives the newest prediction timestamp.
 outcome<std::vector<stop_time>> parse_arrivals(const http_response& r,
                                                int64_t& newest_ms);
+
+/// TfL's id of a line as riders name it: "Victoria" → "victoria",
+/// "Waterloo & City" → "waterloo-city", "Elizabeth line" → "elizabeth",
+/// "12" → "12".
+std::string line_id_of(std::string_view name);
+
+/// Path and query of Line/{id}/Route/Sequence/all.
+std::string make_route_sequence_target(std::string_view base_path,
+                                       std::string_view line_id);
+
+/// A line's stops per direction (the longest sequence of each direction)
+/// with the ends of its branches as headsigns; 404 → validation-error
+/// naming the line.
+outcome<line_info> parse_route_sequence(const http_response& r,
+                                        std::string_view line_id);
 
 /// Path and query of Line/Mode/{modes}/Status.
 std::string make_line_status_target(std::string_view base_path);

@@ -87,6 +87,35 @@ void fetch_arrivals(self_pointer self, const stop_departures_query& q,
     });
 }
 
+/// The StopPoint of `id` (cached), then `then(stop)`; a failure goes to
+/// `fail`.
+template <class Then, class Fail>
+void with_stop(self_pointer self, const call_context& context,
+               const std::string& id, Then then, Fail fail) {
+  auto& stops = self->state.stops;
+  if (auto it = stops.find(id); it != stops.end()) {
+    then(it->second);
+    return;
+  }
+  const auto& up = self->state.upstream;
+  auto call = up.make_call(context, "GET",
+                           tfl::make_stop_point_target(up.path, id));
+  call_upstream_then<tfl::stop_point>(
+    self, up.gate, std::move(call), up.name,
+    [id](const http_response& r) { return tfl::parse_stop_point(r, id); },
+    [self, id, then, fail](outcome<tfl::stop_point> stop) mutable {
+      if (!stop) {
+        fail(stop.error());
+        return;
+      }
+      auto& stops = self->state.stops;
+      if (stops.size() >= tfl_network_state::max_stops)
+        stops.clear();
+      stops[id] = *stop;
+      then(*stop);
+    });
+}
+
 } // namespace
 
 tfl_network_actor::behavior_type
@@ -108,30 +137,12 @@ tfl_network(tfl_network_actor::stateful_pointer<tfl_network_state> self,
           "\"" + q.stop_id + "\" is not a TfL stop id",
           "TfL stop ids look like " + std::string{tfl::stop_id_forms}));
       auto rp = self->make_response_promise<stop_departures>();
-      auto& stops = self->state.stops;
-      if (auto it = stops.find(q.stop_id); it != stops.end()) {
-        fetch_arrivals(self, q, it->second, rp);
-        return rp;
-      }
-      const auto& up = self->state.upstream;
-      auto call = up.make_call(q.context, "GET",
-                               tfl::make_stop_point_target(up.path,
-                                                           q.stop_id));
-      auto id = q.stop_id;
-      call_upstream_then<tfl::stop_point>(
-        self, up.gate, std::move(call), up.name,
-        [id](const http_response& r) { return tfl::parse_stop_point(r, id); },
-        [self, rp, q](outcome<tfl::stop_point> stop) mutable {
-          if (!stop) {
-            rp.deliver(to_error(stop.error()));
-            return;
-          }
-          auto& stops = self->state.stops;
-          if (stops.size() >= tfl_network_state::max_stops)
-            stops.clear();
-          stops[q.stop_id] = *stop;
-          fetch_arrivals(self, q, *stop, rp);
-        });
+      with_stop(
+        self, q.context, q.stop_id,
+        [self, q, rp](const tfl::stop_point& stop) {
+          fetch_arrivals(self, q, stop, rp);
+        },
+        [rp](const failure& f) mutable { rp.deliver(to_error(f)); });
       return rp;
     },
     [](nearby_stops_query&) -> caf::result<nearby_stops> {
@@ -143,8 +154,52 @@ tfl_network(tfl_network_actor::stateful_pointer<tfl_network_state> self,
     [](reach_query&) -> caf::result<reach_result> {
       return to_error(not_served("reachable"));
     },
-    [](route_query&) -> caf::result<route_details> {
-      return to_error(not_served("get_route"));
+    [self](route_query& q) -> caf::result<route_details> {
+      if (auto bad = unusable(self->state))
+        return to_error(*bad);
+      auto rp = self->make_response_promise<route_details>();
+      route_details answer;
+      answer.timezone = std::string{tfl::london_zone};
+      answer.service_date = format_in_zone(q.time, tfl::london_zone)
+                              .substr(0, 10);
+      if (!q.route.empty()) {
+        const auto& up = self->state.upstream;
+        auto id = tfl::line_id_of(q.route);
+        auto call = up.make_call(q.context, "GET",
+                                 tfl::make_route_sequence_target(up.path, id));
+        call_upstream_then<line_info>(
+          self, up.gate, std::move(call), up.name,
+          [id](const http_response& r) {
+            return tfl::parse_route_sequence(r, id);
+          },
+          [rp, answer](outcome<line_info> line) mutable {
+            if (!line) {
+              rp.deliver(to_error(line.error()));
+              return;
+            }
+            answer.lines.push_back(std::move(*line));
+            answer.fetched_ms = now_ms();
+            rp.deliver(std::move(answer));
+          });
+        return rp;
+      }
+      if (q.stop.empty() || !tfl::is_stop_id(q.stop))
+        return to_error(make_failure(
+          ec::validation_error, "TfL needs a line or a stop",
+          "give route (\"Victoria\", \"12\") or stop (\"HUBOXC\")"));
+      with_stop(
+        self, q.context, q.stop,
+        [rp, answer](const tfl::stop_point& stop) mutable {
+          answer.complex.push_back({stop.id, stop.name, stop.position});
+          for (auto line : stop.lines) {
+            line.at_stop = stop.id;
+            answer.lines.push_back(std::move(line));
+          }
+          answer.fetched_ms = now_ms();
+          rp.deliver(std::move(answer));
+        },
+        [rp](const failure& f) mutable { rp.deliver(to_error(f)); });
+      return rp;
     },
     [self](line_status_query& q) -> caf::result<line_status_list> {
       if (auto bad = unusable(self->state))

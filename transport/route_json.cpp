@@ -139,8 +139,9 @@ json::object to_json(const get_route_reply& reply) {
           stops.push_back(stop_json(s));
         json::object o{{"direction", dir.direction},
                        {"headsigns", strings(dir.headsigns)},
-                       {"stops", std::move(stops)},
-                       {"tripsToday", dir.trips_today}};
+                       {"stops", std::move(stops)}};
+        if (dir.trips_today >= 0)
+          o["tripsToday"] = dir.trips_today;
         if (dir.first_departure > 0) {
           o["firstDeparture"] = format_in_zone(dir.first_departure, d.timezone);
           o["lastDeparture"] = format_in_zone(dir.last_departure, d.timezone);

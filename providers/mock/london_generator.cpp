@@ -157,6 +157,24 @@ json::object stop_point_json(const station_info& s, json::array children) {
   out["lat"] = s.lat;
   out["lon"] = s.lon;
   out["lines"] = line_refs(s);
+  json::object modes;
+  for (const char* id : s.lines) {
+    if (id == nullptr)
+      break;
+    const auto* l = find_line(id);
+    auto& group = modes[l->mode];
+    if (group.is_null())
+      group = json::array{};
+    group.as_array().push_back(json::string{l->id});
+  }
+  json::array groups;
+  for (auto& [mode, ids] : modes) {
+    auto g = type_of("LineModeGroup");
+    g["modeName"] = mode;
+    g["lineIdentifier"] = ids;
+    groups.push_back(std::move(g));
+  }
+  out["lineModeGroups"] = std::move(groups);
   out["children"] = std::move(children);
   return out;
 }
@@ -276,6 +294,54 @@ london_answer generate_arrivals(const std::vector<std::string>& ids,
       }
     }
   }
+  return {200, std::move(out)};
+}
+
+london_answer generate_route_sequence(const std::string& line_id) {
+  const auto* l = find_line(line_id);
+  if (l == nullptr) {
+    auto body = type_of("ApiError");
+    body["httpStatusCode"] = 404;
+    body["httpStatus"] = "NotFound";
+    body["relativeUri"] = "/Line/" + line_id + "/Route/Sequence/all";
+    body["message"] = "The following line id is not recognised: " + line_id;
+    return {404, std::move(body)};
+  }
+  // The line's stations here in a fixed order, and back.
+  json::array stops;
+  for (const auto& s : stations) {
+    bool calls = false;
+    for (const char* id : s.lines)
+      calls = calls || (id != nullptr && line_id == id);
+    if (!calls || std::string_view{s.stop_type} == "NaptanOnstreetBusCoachStopCluster")
+      continue;
+    auto stop = type_of("MatchedStop");
+    stop["id"] = s.id;
+    stop["name"] = s.name;
+    stop["lat"] = s.lat;
+    stop["lon"] = s.lon;
+    stop["topMostParentId"] = s.hub;
+    stops.push_back(std::move(stop));
+  }
+  json::array reversed(stops.rbegin(), stops.rend());
+  auto sequence = [&](const char* direction, json::array points) {
+    auto q = type_of("StopPointSequence");
+    q["lineId"] = l->id;
+    q["lineName"] = l->name;
+    q["direction"] = direction;
+    q["branchId"] = 0;
+    q["stopPoint"] = std::move(points);
+    q["serviceType"] = "Regular";
+    return q;
+  };
+  auto out = type_of("RouteSequence");
+  out["lineId"] = l->id;
+  out["lineName"] = l->name;
+  out["direction"] = "all";
+  out["isOutboundOnly"] = false;
+  out["mode"] = l->mode;
+  out["stopPointSequences"] = json::array{sequence("outbound", stops),
+                                          sequence("inbound", reversed)};
   return {200, std::move(out)};
 }
 

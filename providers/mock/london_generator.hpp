@@ -27,6 +27,10 @@ london_answer generate_stop_point(const std::string& id);
 london_answer generate_arrivals(const std::vector<std::string>& ids,
                                 int64_t now);
 
+/// Line/{id}/Route/Sequence/all: the line's stations here, outbound and
+/// inbound; an unknown line 404 as TfL.
+london_answer generate_route_sequence(const std::string& line_id);
+
 /// Line/Mode/{modes}/Status: every line of the modes, mostly good service;
 /// the District has minor delays and the Elizabeth line a planned closure.
 london_answer generate_line_status(const std::string& modes, int64_t now);

@@ -277,6 +277,13 @@ mock_upstream::mock_upstream()
                 httplib::detail::decode_url(req.matches[1], true));
             });
           });
+  svr.Get(R"(/Line/([^/]+)/Route/Sequence/([^/]+))",
+          [send_london](const httplib::Request& req, httplib::Response& res) {
+            send_london(req, res, "RouteSequence", [&] {
+              return generate_route_sequence(
+                httplib::detail::decode_url(req.matches[1], true));
+            });
+          });
   svr.Get(R"(/Line/Mode/([^/]+)/Status)",
           [send_london, now_s](const httplib::Request& req,
                                httplib::Response& res) {

@@ -19,11 +19,12 @@ TEST_CASE("transit_coverage: each provider with the tools it answers",
   CHECK(std::find(live.begin(), live.end(), "vehicle_positions")
         != live.end());
   CHECK(tools_of("tfl", false)
-        == std::vector<std::string>{"get_departures", "line_status",
-                                    "planJourney"});
+        == std::vector<std::string>{"get_departures", "get_route",
+                                    "line_status", "planJourney"});
   CHECK(tools_of("tfl", false, true)
-        == std::vector<std::string>{"get_departures", "line_status",
-                                    "planJourney", "stationToilets"});
+        == std::vector<std::string>{"get_departures", "get_route",
+                                    "line_status", "planJourney",
+                                    "stationToilets"});
   CHECK(tools_of("elsewhere", true).empty());
 
   transit_coverage_request r;

@@ -52,7 +52,8 @@ TEST_CASE("e2e Helsinki: get_route by a line's name and at a stop",
   test::mcp_client client{daemon.port()};
   client.initialize();
   auto line = test::structured(
-    client.call_tool("get_route", {{"route", "550"}}));
+    client.call_tool("get_route", {{"route", "550"},
+                                   {"near", {{"lat", 60.17}, {"lon", 24.94}}}}));
   const auto& lines = line.at("lines").as_array();
   REQUIRE(lines.size() == 1);
   CHECK(lines[0].at("line").as_string() == "550");
@@ -71,8 +72,8 @@ TEST_CASE("e2e Helsinki: get_route by a line's name and at a stop",
       listed = listed || l.at("line") == d.at("line");
     CHECK(listed);
   }
-  auto none = test::tool_error(
-    client.call_tool("get_route", {{"route", "999"}}));
+  auto none = test::tool_error(client.call_tool(
+    "get_route", {{"route", "999"}, {"near", {{"lat", 60.17}, {"lon", 24.94}}}}));
   CHECK(none.at("code").as_string() == "validation-error");
 }
 

@@ -150,3 +150,34 @@ TEST_CASE("e2e London: without a TfL key, departures and line status say "
     client.call_tool("line_status", {{"feed", "tfl"}}));
   CHECK(status.at("code").as_string() == "upstream-error");
 }
+
+TEST_CASE("e2e London: get_route by a line's name and at a hub",
+          "[e2e][london][get_route]") {
+  daemon_harness daemon{test::harness_options{}};
+  test::mcp_client client{daemon.port()};
+  client.initialize();
+  json::object oxford{{"lat", 51.5152}, {"lon", -0.1419}};
+  auto line = test::structured(client.call_tool(
+    "get_route", {{"route", "Waterloo & City"}, {"near", oxford}}));
+  const auto& l = line.at("lines").at(0);
+  CHECK(l.at("routeId").as_string() == "waterloo-city");
+  CHECK(l.at("directions").as_array().size() == 2);
+  CHECK_FALSE(l.at("directions").at(0).as_object().contains("tripsToday"));
+  auto hub = test::structured(
+    client.call_tool("get_route", {{"stop", "HUBOXC"}}));
+  std::set<std::string> lines;
+  for (const auto& x : hub.at("lines").as_array())
+    lines.insert(std::string{x.at("line").as_string()});
+  CHECK(lines == std::set<std::string>{"Bakerloo", "Central", "Victoria",
+                                       "12", "88"});
+  CHECK(hub.at("complex").at(0).at("name").as_string() == "Oxford Circus");
+  auto unknown = test::tool_error(client.call_tool(
+    "get_route", {{"route", "Purple"}, {"near", oxford}}));
+  CHECK(unknown.at("code").as_string() == "validation-error");
+  // Helsinki's and London's lines: a bare name must say which.
+  auto unclear = test::tool_error(
+    client.call_tool("get_route", {{"route", "550"}}));
+  CHECK(unclear.at("code").as_string() == "validation-error");
+  CHECK_THAT(std::string{unclear.at("message").as_string()},
+             Catch::Contains("not clear"));
+}

@@ -112,6 +112,35 @@ TEST_CASE("e2e rider: a stop or station is a trip end (D21)",
              Catch::StartsWith("nyc:718"));
   CHECK(qlegs[1].at("line").as_string() == "7");
   CHECK(first.at("transfers").as_int64() == 0);
+  // And back: the 7 to its Queensboro Plaza station, then the change to
+  // the N/W's as the last leg, ending at the stop asked for.
+  auto back = test::structured(client.call_tool(
+    "plan_trip", {{"origin", stop("nyc:701")},
+                  {"destination", stop("nyc:R09")},
+                  {"when", {{"type", "depart"}, {"time", "2026-10-14T07:16"}}}}));
+  auto home = back.at("itineraries").as_array().at(0).as_object();
+  auto blegs = home.at("legs").as_array();
+  REQUIRE(blegs.size() == 2);
+  CHECK_THAT(std::string{blegs[0].at("line").as_string()},
+             Catch::StartsWith("7")); // the 7 or the 7 express
+  CHECK(blegs[1].at("mode").as_string() == "WALK");
+  CHECK_THAT(std::string{blegs[1].at("from").at("stopId").as_string()},
+             Catch::StartsWith("nyc:718"));
+  CHECK_THAT(std::string{blegs[1].at("to").at("stopId").as_string()},
+             Catch::StartsWith("nyc:R09"));
+  // Arriving by a time (the backward search): the change from the N/W's
+  // station is the first leg too.
+  auto by = test::structured(client.call_tool(
+    "plan_trip", {{"origin", stop("nyc:R09")},
+                  {"destination", stop("nyc:701")},
+                  {"when", {{"type", "arrive"}, {"time", "2026-10-14T08:00"}}}}));
+  auto alegs = by.at("itineraries").as_array().at(0).at("legs").as_array();
+  REQUIRE(alegs.size() == 2);
+  CHECK(alegs[0].at("mode").as_string() == "WALK");
+  CHECK_THAT(std::string{alegs[0].at("from").at("stopId").as_string()},
+             Catch::StartsWith("nyc:R09"));
+  CHECK_THAT(std::string{alegs[1].at("line").as_string()},
+             Catch::StartsWith("7"));
 
   // A saved stop works as a label.
   client.call_tool("save_user_variable",

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "transitd/offline/gtfs_answers.hpp"
+#include "transitd/offline/gtfs_language.hpp"
 #include "transitd/offline/gtfs_reader.hpp"
 #include "tests/fuzz/common.hpp"
 
@@ -15,7 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                 "routes.txt",     "trips.txt",
                                 "stop_times.txt", "calendar.txt",
                                 "calendar_dates.txt", "frequencies.txt",
-                                "transfers.txt",  "feed_info.txt"};
+                                "transfers.txt",  "feed_info.txt",
+                                "translations.txt"};
   auto input = fuzz::text(data, size);
   std::map<std::string, std::string> feed;
   std::size_t start = 0;
@@ -42,7 +44,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   departures.stop_id = "f:" + first.id;
   departures.start_time = t.day_origins[first.zone][1] + 6 * 3600;
   departures.time_range_seconds = 86400;
-  (void)gtfs::departures_at(t, departures);
+  auto board = gtfs::departures_at(t, departures);
+  // In each language the feed has (translations.txt).
+  for (const auto& language : gtfs::languages_of(t, nullptr))
+    if (board)
+      gtfs::translate(t, language, *board);
   nearby_stops_query near;
   near.center = first.position;
   near.radius = 3000;

@@ -161,3 +161,68 @@ TEST_CASE("TfL line status: severities as the six statuses, worst first",
   CHECK((*lines)[2].status == "good-service");
   CHECK((*lines)[2].reasons.empty());
 }
+
+TEST_CASE("TfL lines: riders' names as TfL's ids, a line's stops per "
+          "direction", "[tfl][get_route]") {
+  CHECK(tfl::line_id_of("Victoria") == "victoria");
+  CHECK(tfl::line_id_of("Waterloo & City") == "waterloo-city");
+  CHECK(tfl::line_id_of("Hammersmith & City") == "hammersmith-city");
+  CHECK(tfl::line_id_of("Elizabeth line") == "elizabeth");
+  CHECK(tfl::line_id_of("12") == "12");
+  CHECK(tfl::make_route_sequence_target("", "waterloo-city")
+        == "/Line/waterloo-city/Route/Sequence/all");
+  auto line = tfl::parse_route_sequence(answer(200, R"({
+    "lineId":"victoria","lineName":"Victoria","direction":"all","mode":"tube",
+    "stopPointSequences":[
+      {"direction":"outbound","branchId":0,"stopPoint":[
+        {"id":"940GZZLUBXN","name":"Brixton Underground Station","lat":51.4627,"lon":-0.1145},
+        {"id":"940GZZLUOXC","name":"Oxford Circus Underground Station","lat":51.5152,"lon":-0.1419},
+        {"id":"940GZZLUWWL","name":"Walthamstow Central Underground Station","lat":51.583,"lon":-0.0197}]},
+      {"direction":"outbound","branchId":1,"stopPoint":[
+        {"id":"940GZZLUBXN","name":"Brixton Underground Station"},
+        {"id":"940GZZLUSKW","name":"Stockwell Underground Station"}]},
+      {"direction":"inbound","branchId":0,"stopPoint":[
+        {"id":"940GZZLUWWL","name":"Walthamstow Central Underground Station"},
+        {"id":"940GZZLUBXN","name":"Brixton Underground Station"}]}]})"),
+                                        "victoria");
+  REQUIRE(line);
+  CHECK(line->line == "Victoria");
+  CHECK(line->mode == transit_mode::subway);
+  CHECK(line->color == "0098D4");
+  REQUIRE(line->directions.size() == 2);
+  // The longest branch stands for the direction; each branch's end is a
+  // headsign.
+  CHECK(line->directions[0].stops.size() == 3);
+  CHECK(line->directions[0].headsigns
+        == std::vector<std::string>{"Walthamstow Central Underground Station",
+                                    "Stockwell Underground Station"});
+  CHECK(line->directions[0].trips_today == -1);
+  CHECK(line->directions[1].direction == 1);
+  auto unknown = tfl::parse_route_sequence(
+    answer(404, R"({"message":"The following line id is not recognised: purple"})"),
+    "purple");
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().code == ec::validation_error);
+}
+
+TEST_CASE("TfL StopPoint: the lines at a hub with their modes",
+          "[tfl][get_route]") {
+  auto hub = tfl::parse_stop_point(answer(200, R"({
+    "naptanId":"HUBOXC","commonName":"Oxford Circus","lat":51.515,"lon":-0.141,
+    "lines":[],
+    "children":[
+      {"naptanId":"940GZZLUOXC","stopType":"NaptanMetroStation",
+       "lines":[{"id":"victoria","name":"Victoria"},{"id":"central","name":"Central"}],
+       "lineModeGroups":[{"modeName":"tube","lineIdentifier":["victoria","central"]}]},
+      {"naptanId":"490008660N","stopType":"NaptanPublicBusCoachTram",
+       "lines":[{"id":"12","name":"12"},{"id":"victoria","name":"Victoria"}],
+       "lineModeGroups":[{"modeName":"bus","lineIdentifier":["12"]}]}]})"),
+                                   "HUBOXC");
+  REQUIRE(hub);
+  CHECK(hub->position.lat == Approx(51.515));
+  REQUIRE(hub->lines.size() == 3);
+  CHECK(hub->lines[0].route_id == "victoria");
+  CHECK(hub->lines[0].mode == transit_mode::subway);
+  CHECK(hub->lines[2].route_id == "12");
+  CHECK(hub->lines[2].mode == transit_mode::bus);
+}
