@@ -15,13 +15,6 @@ const field& transit_coverage_input() {
   return input;
 }
 
-json::array strings(const std::vector<std::string>& items) {
-  json::array out;
-  for (const auto& item : items)
-    out.emplace_back(item);
-  return out;
-}
-
 json::object area_json(const region& area) {
   return {{"name", area.name},
           {"minLat", decimals(area.min_lat, 4)},
@@ -98,7 +91,7 @@ json::object to_json(const transit_coverage_reply& reply) {
     json::object item{{"name", p.name},
                       {"kind", p.kind},
                       {"state", p.state},
-                      {"tools", strings(p.tools)}};
+                      {"tools", string_array(p.tools)}};
     if (!p.problem.empty())
       item["problem"] = p.problem;
     if (!p.id_prefix.empty())
@@ -106,11 +99,11 @@ json::object to_json(const transit_coverage_reply& reply) {
     if (p.area)
       item["area"] = area_json(*p.area);
     if (!p.agencies.empty())
-      item["agencies"] = strings(p.agencies);
+      item["agencies"] = string_array(p.agencies);
     if (!p.timezone.empty())
       item["timezone"] = p.timezone;
     if (!p.languages.empty())
-      item["languages"] = strings(p.languages);
+      item["languages"] = string_array(p.languages);
     if (!p.first_day.empty())
       item["firstDay"] = p.first_day;
     if (!p.last_day.empty())

@@ -150,4 +150,11 @@ json::object coordinate_json(double lat, double lon) {
                       {"lon", decimals(lon, coordinate_places)}};
 }
 
+boost::json::array string_array(const std::vector<std::string>& items) {
+  boost::json::array out;
+  for (const auto& item : items)
+    out.emplace_back(item);
+  return out;
+}
+
 } // namespace transitd::mcp

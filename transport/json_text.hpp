@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <boost/json/value.hpp>
 
@@ -31,6 +32,9 @@ double decimals(double v, int places);
 inline constexpr int coordinate_places = 6;
 inline constexpr int confidence_places = 3;
 inline constexpr int score_places = 2;
+
+/// Texts as a JSON array of strings.
+boost::json::array string_array(const std::vector<std::string>& items);
 
 /// A coordinate pair {"lat", "lon"} at coordinate precision.
 boost::json::object coordinate_json(double lat, double lon);

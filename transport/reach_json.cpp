@@ -32,13 +32,6 @@ const field& reachable_input() {
   return input;
 }
 
-json::array strings(const std::vector<std::string>& items) {
-  json::array out;
-  for (const auto& item : items)
-    out.emplace_back(item);
-  return out;
-}
-
 } // namespace
 
 tool_spec reachable_spec() {
@@ -115,7 +108,7 @@ json::object to_json(const reachable_reply& reply) {
       {"minutes", (s.arrival - r.time) / 60},
       {"rides", s.rides}};
     if (!s.lines.empty())
-      item["lines"] = strings(s.lines);
+      item["lines"] = string_array(s.lines);
     stops.push_back(std::move(item));
   }
   json::array modes;
@@ -126,7 +119,7 @@ json::object to_json(const reachable_reply& reply) {
     {"requested", reply.requested_time},
     {"maxMinutes", reply.max_minutes},
     {"summary", json::object{{"stations", r.total},
-                             {"lines", strings(r.lines)},
+                             {"lines", string_array(r.lines)},
                              {"modes", std::move(modes)}}},
     {"stops", std::move(stops)},
     {"dataFreshness", reply.data_freshness},

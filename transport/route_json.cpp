@@ -41,13 +41,6 @@ const field& line_status_input() {
   return input;
 }
 
-json::array strings(const std::vector<std::string>& items) {
-  json::array out;
-  for (const auto& item : items)
-    out.emplace_back(item);
-  return out;
-}
-
 json::object stop_json(const line_stop& s) {
   return {{"stopId", s.stop_id},
           {"name", s.name},
@@ -138,7 +131,7 @@ json::object to_json(const get_route_reply& reply) {
         for (const auto& s : dir.stops)
           stops.push_back(stop_json(s));
         json::object o{{"direction", dir.direction},
-                       {"headsigns", strings(dir.headsigns)},
+                       {"headsigns", string_array(dir.headsigns)},
                        {"stops", std::move(stops)}};
         if (dir.trips_today >= 0)
           o["tripsToday"] = dir.trips_today;

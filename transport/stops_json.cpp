@@ -128,13 +128,6 @@ outcome<find_stops_request> parse_find_stops(const json::object& raw) {
 
 namespace {
 
-json::array string_array(const std::vector<std::string>& items) {
-  json::array out;
-  for (const auto& item : items)
-    out.emplace_back(item);
-  return out;
-}
-
 } // namespace
 
 json::object to_json(const find_stops_reply& reply) {
