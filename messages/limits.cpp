@@ -125,4 +125,12 @@ std::optional<failure> check_language(std::string_view field,
                       "the languages it has (transit_coverage lists them)");
 }
 
+std::string lower_ascii(std::string_view text) {
+  std::string out{text};
+  for (auto& c : out)
+    if (c >= 'A' && c <= 'Z')
+      c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
 } // namespace transitd

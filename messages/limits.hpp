@@ -85,6 +85,9 @@ std::optional<failure> check_choice(std::string_view field,
 std::optional<failure> check_language(std::string_view field,
                                       std::string_view tag);
 
+/// `text` with A-Z lowered, nothing else changed ("EN" → "en").
+std::string lower_ascii(std::string_view text);
+
 /// `text` without leading and trailing spaces, tabs and line breaks.
 std::string_view trim_space(std::string_view text);
 

@@ -5,7 +5,7 @@
 
 #include "transitd/messages/time.hpp"
 #include "transitd/offline/gtfs_network.hpp"
-#include "transitd/util/text.hpp"
+#include "transitd/messages/limits.hpp"
 
 namespace transitd::gtfs {
 

@@ -1,5 +1,5 @@
 #include "transitd/offline/gtfs_language.hpp"
-#include "transitd/util/text.hpp"
+#include "transitd/messages/limits.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -2,7 +2,7 @@
 // stops.txt, routes.txt and the calendars.
 
 #include "transitd/offline/gtfs_builder.hpp"
-#include "transitd/util/text.hpp"
+#include "transitd/messages/limits.hpp"
 
 #include <algorithm>
 #include <cctype>

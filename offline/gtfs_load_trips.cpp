@@ -2,7 +2,7 @@
 // frequencies.txt, transfers.txt and feed_info.txt.
 
 #include "transitd/offline/gtfs_builder.hpp"
-#include "transitd/util/text.hpp"
+#include "transitd/messages/limits.hpp"
 
 #include <numeric>
 

@@ -9,7 +9,7 @@
 #include "transitd/messages/time.hpp"
 #include "transitd/providers/digitransit_routing.hpp"
 #include "transitd/providers/json_read.hpp"
-#include "transitd/util/text.hpp"
+#include "transitd/messages/limits.hpp"
 
 namespace json = boost::json;
 

@@ -10,7 +10,7 @@
 
 #include "transitd/messages/time.hpp"
 #include "transitd/providers/json_read.hpp"
-#include "transitd/util/text.hpp"
+#include "transitd/messages/limits.hpp"
 
 namespace json = boost::json;
 

@@ -11,7 +11,7 @@
 #include "transitd/messages/time.hpp"
 #include "transitd/providers/json_read.hpp"
 #include "transitd/providers/upstream_http.hpp"
-#include "transitd/util/text.hpp"
+#include "transitd/messages/limits.hpp"
 
 namespace json = boost::json;
 

@@ -7,7 +7,7 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "transitd/messages/time.hpp"
-#include "transitd/util/text.hpp"
+#include "transitd/messages/limits.hpp"
 
 namespace transitd {
 

@@ -28,12 +28,4 @@ std::string fold_case(std::string_view text) {
   return out;
 }
 
-std::string lower_ascii(std::string_view text) {
-  std::string out{text};
-  for (auto& c : out)
-    if (c >= 'A' && c <= 'Z')
-      c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
-
 } // namespace transitd

@@ -10,7 +10,4 @@ namespace transitd {
 /// "KAMPPI" matches "Kamppi" and "SÖRNÄINEN" matches "Sörnäinen".
 std::string fold_case(std::string_view text);
 
-/// `text` with A-Z lowered, nothing else changed ("EN" → "en").
-std::string lower_ascii(std::string_view text);
-
 } // namespace transitd
