@@ -117,8 +117,9 @@ tool_settings_map default_tool_settings() {
 provider_choice default_providers() {
   provider_choice p;
   auto routing = [](provider_context& ctx) {
-    return ctx.system.spawn(digitransit_routing,
-                            ctx.config.digitransit_routing,
+    auto options = ctx.config.digitransit_routing;
+    options.demo = options.demo || ctx.config.demo_routing;
+    return ctx.system.spawn(digitransit_routing, options,
                             ctx.gate("digitransit-routing"));
   };
   p.timetable = [routing](provider_context& ctx) -> timetable_actor {
@@ -323,9 +324,11 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   tool_options geocoder = tool_defaults();
   if (config.demo_geocoding && config.feeds.empty())
     geocoder.standing_warnings.push_back(demo_warning);
-  result.departures_board = system.spawn(departures_board,
-                                         timetable_actor{result.timetable_cache},
-                                         result.variable_store, helsinki);
+  // With London beside Helsinki each provider marks its own demo answers
+  // (a live TfL board must not say demo because Digitransit's is).
+  result.departures_board = system.spawn(
+    departures_board, timetable_actor{result.timetable_cache},
+    result.variable_store, tfl_network_handle ? tool_defaults() : helsinki);
   result.stop_finder = system.spawn(stop_finder,
                                     timetable_actor{result.timetable_cache},
                                     helsinki);

@@ -43,6 +43,7 @@ digitransit_routing_actor::behavior_type digitransit_routing(
   self->state.upstream = upstream_client{
     "Digitransit routing", options.url, std::move(gate), options.timeout_ms,
     "digitransit-subscription-key", options.api_key};
+  self->state.demo = options.demo;
   return {
     [self](stop_departures_query query) -> caf::result<stop_departures> {
       if (auto bad = digitransit::answer_language(query.language))
@@ -50,8 +51,17 @@ digitransit_routing_actor::behavior_type digitransit_routing(
       auto stop_id = query.stop_id;
       return post_graphql<stop_departures>(
         self, query.context, digitransit::make_departures_body(query),
-        [stop_id](std::string_view body, int64_t received_ms) {
-          return digitransit::parse_departures(body, stop_id, received_ms);
+        [stop_id, demo = self->state.demo](std::string_view body,
+                                           int64_t received_ms) {
+          auto board = digitransit::parse_departures(body, stop_id,
+                                                     received_ms);
+          if (board && demo)
+            board->warnings.push_back(
+              {"demo-data", "answered from the built-in demo upstream, not "
+                            "live data; configure "
+                            "engine_config::digitransit_routing.api_key for "
+                            "real data"});
+          return board;
         });
     },
     [self](nearby_stops_query query) -> caf::result<nearby_stops> {

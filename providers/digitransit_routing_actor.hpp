@@ -19,12 +19,16 @@ struct digitransit_routing_options {
   std::string api_key;
   /// Per upstream attempt.
   int32_t timeout_ms = 5000;
+  /// On the built-in demo upstream: departures carry `demo-data` (so that
+  /// a board says so whichever provider the switch chose).
+  bool demo = false;
   /// Attempts per query (GraphQL queries are idempotent).
 };
 
 struct digitransit_routing_state {
   static inline const char* name = "digitransit_routing";
   upstream_client upstream;
+  bool demo = false;
 };
 
 digitransit_routing_actor::behavior_type digitransit_routing(
