@@ -25,8 +25,9 @@ TEST_CASE("e2e London: departures at a hub, a station and a bus stop from "
   CHECK(hub.at("stopName").as_string() == "Oxford Circus");
   CHECK(hub.at("realtimeUsed").as_bool());
   // TfL with a key: live, whatever the other providers run on.
-  for (const auto& w : hub.at("warnings").as_array())
-    CHECK(w.at("code").as_string() != "demo-data");
+  if (hub.contains("warnings"))
+    for (const auto& w : hub.at("warnings").as_array())
+      CHECK(w.at("code").as_string() != "demo-data");
   const auto& departures = hub.at("departures").as_array();
   REQUIRE(departures.size() >= 10);
   std::set<std::string> lines;
