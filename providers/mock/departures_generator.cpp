@@ -28,6 +28,8 @@ uint64_t stable_hash(std::string_view text, uint64_t salt) {
 namespace {
 
 struct line_template {
+  /// HSL's route id (gtfsId), as its alerts name it.
+  const char* id;
   const char* short_name;
   const char* mode;
   int headway_minutes;
@@ -38,16 +40,16 @@ struct line_template {
 
 // Real HSL-like lines; a stop serves a deterministic subset.
 constexpr std::array<line_template, 10> lines{{
-  {"550", "BUS", 6, "Itäkeskus (M)", "Östra centrum (M)", false},
-  {"14", "BUS", 10, "Hernesaari", "Ärtholmen", false},
-  {"7", "TRAM", 8, "Pasila", "Böle", true},
-  {"4", "TRAM", 7, "Munkkiniemi", "Munksnäs", true},
-  {"M1", "SUBWAY", 5, "Vuosaari", "Nordsjö", true},
-  {"M2", "SUBWAY", 5, "Mellunmäki", "Mellungsbacka", true},
-  {"I", "RAIL", 10, "Lentoasema", "Flygstationen", true},
-  {"P", "RAIL", 10, "Helsinki", "Helsingfors", true},
-  {"19", "FERRY", 20, "Suomenlinna", "Sveaborg", true},
-  {"159", "BUS", 12, "Matinkylä (M)", "Mattby (M)", false},
+  {"HSL:2550", "550", "BUS", 6, "Itäkeskus (M)", "Östra centrum (M)", false},
+  {"HSL:1014", "14", "BUS", 10, "Hernesaari", "Ärtholmen", false},
+  {"HSL:1007", "7", "TRAM", 8, "Pasila", "Böle", true},
+  {"HSL:1004", "4", "TRAM", 7, "Munkkiniemi", "Munksnäs", true},
+  {"HSL:31M1", "M1", "SUBWAY", 5, "Vuosaari", "Nordsjö", true},
+  {"HSL:31M2", "M2", "SUBWAY", 5, "Mellunmäki", "Mellungsbacka", true},
+  {"HSL:3002I", "I", "RAIL", 10, "Lentoasema", "Flygstationen", true},
+  {"HSL:3002P", "P", "RAIL", 10, "Helsinki", "Helsingfors", true},
+  {"HSL:1019", "19", "FERRY", 20, "Suomenlinna", "Sveaborg", true},
+  {"HSL:2159", "159", "BUS", 12, "Matinkylä (M)", "Mattby (M)", false},
 }};
 
 constexpr std::array<const char*, 8> stop_names{{
@@ -109,7 +111,7 @@ json::object stop_json(const std::string& id) {
 }
 
 json::object route_json(const line_template& line) {
-  return json::object{{"gtfsId", std::string{"HSL:"} + line.short_name},
+  return json::object{{"gtfsId", line.id},
                       {"shortName", line.short_name},
                       {"longName", std::string{line.headsign_fi} + " - "
                                      + stop_names[stable_hash(line.short_name)
@@ -228,7 +230,7 @@ json::object generate_trip(const std::string& trip_id,
   trip["tripHeadsign"] = language == "sv" ? line->headsign_sv
                                           : line->headsign_fi;
   trip["activeDates"] = json::array{json::string{runs_on}};
-  trip["route"] = json::object{{"gtfsId", "HSL:" + line_name},
+  trip["route"] = json::object{{"gtfsId", line->id},
                                {"shortName", line->short_name},
                                {"mode", line->mode},
                                {"color", nullptr}};
@@ -259,7 +261,7 @@ json::object generate_routes(const std::string& name,
     std::string short_name = line.short_name;
     // OTP matches a name by its start.
     bool named = !name.empty() && short_name.rfind(name, 0) == 0;
-    bool by_id = !id.empty() && id == "HSL:" + short_name;
+    bool by_id = !id.empty() && id == line.id;
     if (!named && !by_id)
       continue;
     auto route = route_json(line);

@@ -60,6 +60,10 @@ TEST_CASE("e2e Helsinki: get_route by a line's name and at a stop",
   CHECK(lines[0].at("mode").as_string() == "BUS");
   CHECK(lines[0].at("directions").as_array().size() == 2);
   CHECK(lines[0].at("directions").at(0).at("stops").as_array().size() == 8);
+  // The route id line_status gives finds the same line.
+  auto by_id = test::structured(
+    client.call_tool("get_route", {{"route", "HSL:2550"}}));
+  CHECK(by_id.at("lines").at(0).at("line").as_string() == "550");
   auto at_stop = test::structured(
     client.call_tool("get_route", {{"stop", "HSL:1040129"}}));
   CHECK(at_stop.at("lines").as_array().size() >= 3);
