@@ -232,25 +232,34 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
       auto handle = spawn_gtfs_feed(system, options, slot);
       result.feeds.push_back(handle);
       result.feed_slots.push_back(slot);
-      entries.push_back(
-        {"feed " + options.name, options.name + ":",
-         [slot]() -> std::optional<region> {
-           auto current = slot->current();
-           if (!current)
-             return std::nullopt;
-           return current->area;
-         },
-         [slot] { return slot->unavailable(); }, handle, handle, handle,
-         handle, handle});
+      provider_entry feed;
+      feed.name = "feed " + options.name;
+      feed.stop_prefix = options.name + ":";
+      feed.area = [slot]() -> std::optional<region> {
+        auto current = slot->current();
+        if (!current)
+          return std::nullopt;
+        return current->area;
+      };
+      feed.unavailable = [slot] { return slot->unavailable(); };
+      feed.timetable = handle;
+      feed.journey_planner = handle;
+      feed.geocoding = handle;
+      feed.realtime = handle;
+      feed.network = handle;
+      entries.push_back(std::move(feed));
     }
     if (digitransit) {
-      provider_entry hsl{"Digitransit", "",
-                         [area = config.plan_region] {
-                           return std::optional<region>{area};
-                         },
-                         {}, result.timetable, result.journey_planner,
-                         result.geocoding, result.realtime,
-                         result.network};
+      provider_entry hsl;
+      hsl.name = "Digitransit";
+      hsl.area = [area = config.plan_region] {
+        return std::optional<region>{area};
+      };
+      hsl.timetable = result.timetable;
+      hsl.journey_planner = result.journey_planner;
+      hsl.geocoding = result.geocoding;
+      hsl.realtime = result.realtime;
+      hsl.network = result.network;
       // Digitransit's ids are FEED:ID ("HSL:1040129"); an embedder's own
       // timetable may use any.
       if (!chosen.timetable) {
@@ -269,11 +278,13 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
         entries.insert(entries.begin(), std::move(hsl));
     }
     if (tfl_network_handle) {
-      provider_entry tfl{"TfL", "",
-                         [] { return std::optional<region>{tfl::london_area()}; },
-                         {}, tfl_network_handle, journey_planner_actor{},
-                         geocoding_actor{}, realtime_info_actor{},
-                         tfl_network_handle};
+      // London's departures, lines and line status; no journeys here
+      // (planJourney), no geocoder, no realtime feed of its own.
+      provider_entry tfl;
+      tfl.name = "TfL";
+      tfl.area = [] { return std::optional<region>{tfl::london_area()}; };
+      tfl.timetable = tfl_network_handle;
+      tfl.network = tfl_network_handle;
       tfl.claims = [](const std::string& id) { return tfl::is_stop_id(id); };
       tfl.id_forms = std::string{tfl::stop_id_forms};
       tfl.feed_name = "tfl";

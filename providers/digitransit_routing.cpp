@@ -693,10 +693,10 @@ outcome<alert_list> parse_alerts(std::string_view body,
         alert_subject subject;
         if (type == "Stop") {
           subject = {"stop", string_at(e, {"gtfsId"}).value_or(""),
-                     string_at(e, {"name"}).value_or("")};
+                     string_at(e, {"name"}).value_or(""), {}};
         } else if (type == "StopOnRoute" || type == "StopOnTrip") {
           subject = {"stop", string_at(e, {"stop", "gtfsId"}).value_or(""),
-                     string_at(e, {"stop", "name"}).value_or("")};
+                     string_at(e, {"stop", "name"}).value_or(""), {}};
         } else if (type == "Route") {
           auto name = string_at(e, {"shortName"});
           if (!name || name->empty())
@@ -709,15 +709,16 @@ outcome<alert_list> parse_alerts(std::string_view body,
           subject = {"trip", string_at(e, {"gtfsId"}).value_or(""),
                      line.empty() || headsign.empty()
                        ? line + headsign
-                       : line + " to " + headsign};
+                       : line + " to " + headsign,
+                     {}};
         } else if (type == "Agency") {
           subject = {"agency", string_at(e, {"gtfsId"}).value_or(""),
-                     string_at(e, {"name"}).value_or("")};
+                     string_at(e, {"name"}).value_or(""), {}};
         } else if (type == "RouteType") {
           auto route_type = int_at(e, {"routeType"});
           subject = {"route-type",
                      route_type ? std::to_string(*route_type) : std::string{},
-                     {}};
+                     {}, {}};
         } else {
           continue;
         }

@@ -29,7 +29,7 @@ struct toilets_fixture {
                                            std::string name) {
     caf::scoped_actor self{*sys};
     caf::expected<station_toilets_reply> out{caf::error{}};
-    self->request(a, 5s, station_toilets_request{{"cid", "p", 0, 0}, name})
+    self->request(a, 5s, station_toilets_request{{"cid", "p", 0, 0, {}}, name})
       .receive([&](station_toilets_reply& r) { out = std::move(r); },
                [&](caf::error& e) { out = std::move(e); });
     return out;

@@ -197,7 +197,7 @@ struct cancel_log_state {
   std::vector<std::string> ids;
 };
 cancel_listener_actor::behavior_type
-cancel_log(cancel_listener_actor::stateful_pointer<cancel_log_state> self,
+cancel_log(cancel_listener_actor::stateful_pointer<cancel_log_state>,
            std::shared_ptr<std::vector<std::string>> out) {
   return {
     [out](const cancel_call& c) { out->push_back(c.correlation_id); },
