@@ -316,7 +316,10 @@ caf::typed_response_promise<Result> ask_naming_forms(
     .then([rp](Result& answer) mutable { rp.deliver(std::move(answer)); },
           [self, rp, id](caf::error& err) mutable {
             auto f = to_failure(err);
-            if (f.code == ec::validation_error)
+            // A refusal naming the stop is about the stop (not, say, the
+            // language asked): name every id form served here.
+            if (f.code == ec::validation_error
+                && f.message.find(id) != std::string::npos)
               f.hint = unknown_stop(self->state.entries, id).hint;
             rp.deliver(to_error(f));
           });

@@ -131,6 +131,13 @@ tfl_network(tfl_network_actor::stateful_pointer<tfl_network_state> self,
     [self](stop_departures_query& q) -> caf::result<stop_departures> {
       if (auto bad = unusable(self->state))
         return to_error(*bad);
+      // TfL's texts are English (D24).
+      if (!q.language.empty()
+          && lower_ascii(q.language.substr(0, q.language.find('-'))) != "en")
+        return to_error(make_failure(
+          ec::validation_error,
+          "TfL has no texts in \"" + q.language + "\"",
+          "London answers in en (or without language)"));
       if (!tfl::is_stop_id(q.stop_id))
         return to_error(make_failure(
           ec::validation_error,

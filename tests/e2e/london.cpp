@@ -91,6 +91,18 @@ TEST_CASE("e2e London: an id no provider serves names the forms served, "
   CHECK(unknown_london.at("code").as_string() == "validation-error");
   CHECK_THAT(std::string{unknown_london.at("message").as_string()},
              Catch::Contains("940GZZLUXXX"));
+  // A language refusal keeps its own hint; TfL answers in English only.
+  auto args = test::departures_args("HSL:1040129", 5);
+  args["language"] = "de";
+  auto german = test::tool_error(client.call_tool("get_departures", args));
+  CHECK_THAT(std::string{german.at("hint").as_string()},
+             Catch::Contains("fi, sv or en"));
+  args["stop"] = {{"type", "id"}, {"value", "HUBOXC"}};
+  args["language"] = "fi";
+  auto finnish = test::tool_error(client.call_tool("get_departures", args));
+  CHECK(finnish.at("code").as_string() == "validation-error");
+  CHECK_THAT(std::string{finnish.at("hint").as_string()},
+             Catch::Contains("en"));
   // London on the demo upstream says so.
   auto demo = test::structured(
     client.call_tool("get_departures", test::departures_args("HUBBAN", 5)));
