@@ -40,14 +40,50 @@ int32_t attempt_cap(const upstream_gate_state& st, const http_call& call) {
   return std::max<int32_t>(1, cap);
 }
 
-/// Delivers the call's final answer (a response or an error) and forgets it.
+/// What the breaker learns from a call's end.
+enum class verdict { none, success, failure };
+
+/// The call's key in the breaker's window: its correlation id, its relaxed
+/// sub-query counted with it.
+std::string breaker_call(const http_call& call) {
+  std::string_view id = call.context.correlation_id;
+  constexpr std::string_view relaxed = ":relaxed";
+  if (id.size() > relaxed.size()
+      && id.substr(id.size() - relaxed.size()) == relaxed)
+    id.remove_suffix(relaxed.size());
+  return std::string{id};
+}
+
+/// The query's key: the same request counts once, whoever sends it.
+std::string breaker_query(const http_call& call) {
+  auto h = std::hash<std::string>{}(call.method + ' ' + call.origin
+                                    + call.target + '\n' + call.body);
+  return std::to_string(h);
+}
+
+/// Delivers the call's final answer (a response or an error), tells the
+/// breaker the call's outcome (one per call, whatever its attempts) and
+/// forgets it.
 template <class Answer>
-void finish(gate_pointer self, uint64_t id, Answer answer) {
-  auto it = self->state.calls.find(id);
-  if (it == self->state.calls.end())
+void finish(gate_pointer self, uint64_t id, Answer answer,
+            verdict outcome = verdict::none) {
+  auto& st = self->state;
+  auto it = st.calls.find(id);
+  if (it == st.calls.end())
     return;
-  it->second.rp.deliver(std::move(answer));
-  self->state.calls.erase(it);
+  auto& entry = it->second;
+  if (entry.admitted) {
+    if (outcome == verdict::none) {
+      if (entry.probe)
+        st.breaker.on_abandoned();
+    } else {
+      st.breaker.record(breaker_call(entry.call), breaker_query(entry.call),
+                        outcome == verdict::failure, clock_ms(self),
+                        entry.probe);
+    }
+  }
+  entry.rp.deliver(std::move(answer));
+  st.calls.erase(it);
 }
 
 void resume_after(gate_pointer self, uint64_t id, int64_t delay_ms) {
@@ -85,7 +121,6 @@ upstream_gate_state::call_entry* live_call(gate_pointer self, uint64_t id) {
   if (it == st.calls.end())
     return nullptr;
   if (it->second.cancelled) {
-    st.breaker.on_abandoned();
     finish(self, id, make_error(ec::cancelled, "the call was cancelled"));
     return nullptr;
   }
@@ -103,7 +138,6 @@ void on_response(gate_pointer self, uint64_t id, http_response response) {
     case attempt_class::throttled: {
       // 429: the upstream is alive but wants a pause; every call to it
       // waits until its Retry-After.
-      st.breaker.on_success();
       ++st.throttled;
       auto wait_s = parse_retry_after(response.retry_after,
                                       response.received_ms, 1);
@@ -119,19 +153,17 @@ void on_response(gate_pointer self, uint64_t id, http_response response) {
         resume_after(self, id, wait_s * 1000);
         return;
       }
-      finish(self, id, std::move(response));
+      finish(self, id, std::move(response), verdict::success);
       return;
     }
     case attempt_class::failed:
-      st.breaker.on_failure(clock_ms(self));
       ++st.failures;
       if (schedule_retry(self, id, entry))
         return;
-      finish(self, id, std::move(response));
+      finish(self, id, std::move(response), verdict::failure);
       return;
     default:
-      st.breaker.on_success();
-      finish(self, id, std::move(response));
+      finish(self, id, std::move(response), verdict::success);
   }
 }
 
@@ -143,15 +175,13 @@ void on_failure(gate_pointer self, uint64_t id, const caf::error& err) {
   auto& entry = *found;
   auto f = to_failure(err);
   if (classify_failure(f.code) != attempt_class::failed) {
-    st.breaker.on_abandoned();
     finish(self, id, err);
     return;
   }
-  st.breaker.on_failure(clock_ms(self));
   ++st.failures;
   if (schedule_retry(self, id, entry))
     return;
-  finish(self, id, err);
+  finish(self, id, err, verdict::failure);
 }
 
 void send_attempt(gate_pointer self, uint64_t id, std::size_t worker) {
@@ -218,7 +248,12 @@ void pump(gate_pointer self) {
                                   "retry later"));
       continue;
     }
-    if (!st.breaker.allow(clock_ms(self))) {
+    auto& entry = it->second;
+    // A call's retries need no second verdict: the breaker counts calls.
+    auto now = clock_ms(self);
+    auto half_open = st.breaker.current(now)
+                     == circuit_breaker::state::half_open;
+    if (!entry.admitted && !st.breaker.allow(now)) {
       ++st.rejected_open;
       auto wait_s = (st.breaker.retry_in_ms(clock_ms(self)) + 999) / 1000;
       finish(self, id, make_error(ec::upstream_error,
@@ -230,6 +265,10 @@ void pump(gate_pointer self) {
                                                                        wait_s))
                                     + " s"));
       continue;
+    }
+    if (!entry.admitted) {
+      entry.admitted = true;
+      entry.probe = half_open;
     }
     send_attempt(self, id, static_cast<std::size_t>(idle - st.busy.begin()));
   }
@@ -290,8 +329,7 @@ upstream_gate(upstream_gate_actor::stateful_pointer<upstream_gate_state> self,
               upstream_gate_options options, rate_limiter_actor limiter,
               std::vector<http_worker> workers) {
   auto& st = self->state;
-  st.breaker = circuit_breaker{options.breaker_failures,
-                               options.breaker_cooldown_ms};
+  st.breaker = circuit_breaker{options.breaker};
   st.options = std::move(options);
   st.limiter = std::move(limiter);
   st.workers = std::move(workers);
@@ -358,6 +396,10 @@ upstream_gate(upstream_gate_actor::stateful_pointer<upstream_gate_state> self,
       c.add(n + ".breaker_opened", st.breaker.times_opened());
       c.add(n + ".breaker_open",
             st.breaker.current(now) == circuit_breaker::state::closed ? 0 : 1);
+      c.add(n + ".breaker_window_calls",
+            static_cast<int64_t>(st.breaker.calls_in_window()));
+      c.add(n + ".breaker_window_failures",
+            static_cast<int64_t>(st.breaker.failures_in_window()));
       c.add(n + ".in_flight",
             std::count(st.busy.begin(), st.busy.end(), true));
       c.add(n + ".queued", static_cast<int64_t>(st.queue.size()));

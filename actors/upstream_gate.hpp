@@ -25,9 +25,8 @@ struct upstream_gate_options {
   /// ("digitransit-routing").
   std::string name = "upstream";
   retry_policy retry;
-  /// Consecutive failures that open the breaker, and how long it stays open.
-  int32_t breaker_failures = 5;
-  int64_t breaker_cooldown_ms = 10000;
+  /// When the breaker opens, and how long it stays open.
+  breaker_settings breaker;
   /// Calls waiting for a free worker at most; more are refused
   /// (rate-limited, retryAfter 1).
   std::size_t max_queue = 4096;
@@ -44,6 +43,10 @@ struct upstream_gate_state {
     /// Index of the worker running it, -1 when not in flight.
     int32_t worker = -1;
     bool cancelled = false;
+    /// The breaker let it through (its retries need no second verdict);
+    /// `probe` when it was the half-open probe.
+    bool admitted = false;
+    bool probe = false;
   };
 
   upstream_gate_options options;

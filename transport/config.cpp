@@ -400,8 +400,12 @@ std::unique_ptr<CLI::App> make_app(daemon_config& cfg,
         "first retry backoff ceiling; doubles per retry, full jitter");
   count("upstream-backoff-cap-ms", cfg.upstream_backoff_cap_ms, 0, 600000,
         "largest backoff ceiling");
-  count("breaker-failures", cfg.breaker_failures, 1, 1000,
-        "consecutive upstream failures that open its circuit breaker");
+  count("breaker-min-calls", cfg.breaker_min_calls, 1, 100000,
+        "distinct upstream calls in the window before its breaker may open");
+  count("breaker-failure-rate", cfg.breaker_failure_rate, 1, 100,
+        "percent of those calls failed that opens the breaker");
+  count("breaker-window-s", cfg.breaker_window_s, 1, 3600,
+        "how far back the breaker's window of calls reaches, seconds");
   count("breaker-cooldown-ms", cfg.breaker_cooldown_ms, 0, 600000,
         "how long an open breaker fails calls fast before a probe");
   count("cache-departures-ttl-s", cfg.cache_departures_ttl_s, 0, 86400 * 7,

@@ -96,7 +96,12 @@ struct daemon_config {
   int32_t upstream_max_attempts = 3;
   int32_t upstream_backoff_ms = 100;
   int32_t upstream_backoff_cap_ms = 2000;
-  int32_t breaker_failures = 5;
+  /// The breaker: it opens when at least `breaker_failure_rate` percent of
+  /// at least `breaker_min_calls` distinct calls in the last
+  /// `breaker_window_s` seconds failed.
+  int32_t breaker_min_calls = 10;
+  int32_t breaker_failure_rate = 50;
+  int32_t breaker_window_s = 60;
   int32_t breaker_cooldown_ms = 10000;
   /// Provider caches: TTLs in seconds (0 = no storing) and bounds.
   int32_t cache_departures_ttl_s = 15;

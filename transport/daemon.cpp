@@ -112,8 +112,10 @@ engine_config engine_settings(const daemon_config& cfg, bool routing_demo,
   e.upstream.retry.max_attempts = cfg.upstream_max_attempts;
   e.upstream.retry.base_ms = cfg.upstream_backoff_ms;
   e.upstream.retry.cap_ms = cfg.upstream_backoff_cap_ms;
-  e.upstream.breaker_failures = cfg.breaker_failures;
-  e.upstream.breaker_cooldown_ms = cfg.breaker_cooldown_ms;
+  e.upstream.breaker.min_calls = cfg.breaker_min_calls;
+  e.upstream.breaker.failure_rate_percent = cfg.breaker_failure_rate;
+  e.upstream.breaker.window_ms = int64_t{cfg.breaker_window_s} * 1000;
+  e.upstream.breaker.cooldown_ms = cfg.breaker_cooldown_ms;
   e.cache.departures_ttl_ms = int64_t{departures_cache_ttl_s(cfg)} * 1000;
   e.cache.stops_ttl_ms = int64_t{cfg.cache_stops_ttl_s} * 1000;
   e.cache.geocoding_ttl_ms = int64_t{cfg.cache_geocoding_ttl_s} * 1000;

@@ -37,9 +37,13 @@ attempt_class classify_failure(ec code) noexcept {
   }
 }
 
-circuit_breaker::circuit_breaker(int32_t threshold, int64_t cooldown_ms)
-  : threshold_(std::max<int32_t>(1, threshold)),
-    cooldown_ms_(std::max<int64_t>(1, cooldown_ms)) {
+circuit_breaker::circuit_breaker(breaker_settings settings)
+  : settings_(settings) {
+  settings_.min_calls = std::max<int32_t>(1, settings_.min_calls);
+  settings_.failure_rate_percent
+    = std::clamp<int32_t>(settings_.failure_rate_percent, 1, 100);
+  settings_.window_ms = std::max<int64_t>(1, settings_.window_ms);
+  settings_.cooldown_ms = std::max<int64_t>(1, settings_.cooldown_ms);
 }
 
 bool circuit_breaker::allow(int64_t now_ms) {
@@ -51,24 +55,70 @@ bool circuit_breaker::allow(int64_t now_ms) {
   return true;
 }
 
-void circuit_breaker::on_success() {
-  failures_ = 0;
-  open_ = false;
+void circuit_breaker::open(int64_t now_ms) {
+  if (!open_)
+    ++opened_;
+  open_ = true;
   probe_out_ = false;
+  open_until_ms_ = now_ms + settings_.cooldown_ms;
 }
 
-void circuit_breaker::on_failure(int64_t now_ms) {
+void circuit_breaker::record(const std::string& call, const std::string& query,
+                             bool failed, int64_t now_ms, bool probe) {
   if (open_) {
-    // The probe failed: another cooldown.
-    probe_out_ = false;
-    open_until_ms_ = now_ms + cooldown_ms_;
+    // Only the probe decides; calls let through before it opened do not.
+    if (!probe)
+      return;
+    if (failed) {
+      open(now_ms);
+    } else {
+      open_ = false;
+      probe_out_ = false;
+      window_.clear();
+    }
     return;
   }
-  if (++failures_ >= threshold_) {
-    open_ = true;
-    open_until_ms_ = now_ms + cooldown_ms_;
-    ++opened_;
+  while (!window_.empty()
+         && window_.front().at_ms + settings_.window_ms <= now_ms)
+    window_.pop_front();
+  // One call, or one query, counts once: its latest outcome stands, and
+  // it remembers every query it stands for.
+  std::vector<std::string> queries;
+  if (!query.empty())
+    queries.push_back(query);
+  auto same = [&](const outcome& o) {
+    if (!call.empty() && o.call == call)
+      return true;
+    return !query.empty()
+           && std::find(o.queries.begin(), o.queries.end(), query)
+                != o.queries.end();
+  };
+  for (auto it = window_.begin(); it != window_.end();) {
+    if (!same(*it)) {
+      ++it;
+      continue;
+    }
+    for (auto& q : it->queries)
+      if (queries.size() < 4
+          && std::find(queries.begin(), queries.end(), q) == queries.end())
+        queries.push_back(std::move(q));
+    it = window_.erase(it);
   }
+  window_.push_back(outcome{call, std::move(queries), failed, now_ms});
+  auto calls = window_.size();
+  if (calls < static_cast<std::size_t>(settings_.min_calls))
+    return;
+  if (failures_in_window() * 100
+      >= calls * static_cast<std::size_t>(settings_.failure_rate_percent)) {
+    window_.clear();
+    open(now_ms);
+  }
+}
+
+std::size_t circuit_breaker::failures_in_window() const {
+  return static_cast<std::size_t>(
+    std::count_if(window_.begin(), window_.end(),
+                  [](const outcome& o) { return o.failed; }));
 }
 
 void circuit_breaker::on_abandoned() {

@@ -3,9 +3,12 @@
 // after how long (exponential backoff with full jitter), and the circuit
 // breaker. Times are explicit milliseconds, so tests need no clock.
 
+#include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "transitd/messages/error.hpp"
 
@@ -47,21 +50,42 @@ attempt_class classify_status(int status) noexcept;
 /// Classifies a transport failure (no HTTP answer).
 attempt_class classify_failure(ec code) noexcept;
 
-/// A consecutive-failure circuit breaker. Closed: calls pass. After
-/// `threshold` failures in a row it opens: calls fail fast for `cooldown_ms`.
-/// Then one probe passes (half-open); its success closes the breaker, its
+/// When the breaker opens (the model of Resilience4j's time-based sliding
+/// window).
+struct breaker_settings {
+  /// Distinct calls the window must hold before its failure rate counts.
+  int32_t min_calls = 10;
+  /// Opens when at least this share of those calls failed, in percent.
+  int32_t failure_rate_percent = 50;
+  /// How far back the window reaches.
+  int64_t window_ms = 60'000;
+  /// How long it stays open before a probe.
+  int64_t cooldown_ms = 10'000;
+};
+
+/// A circuit breaker on the failure rate of distinct calls. Closed: calls
+/// pass, and each call's final outcome (after its retries) enters a sliding
+/// window. Outcomes of one call (its `call` key) or of one query (its
+/// `query` key: the same request sent again, or by another agent) count
+/// once, the latest standing: a query the upstream refuses fails one call,
+/// however often it is retried, relaxed or repeated. Once the window holds
+/// `min_calls` such calls and `failure_rate_percent` of them failed, it
+/// opens: calls fail fast for `cooldown_ms`. Then one probe passes
+/// (half-open); its success closes the breaker with an empty window, its
 /// failure opens it again.
 class circuit_breaker {
 public:
   enum class state : uint8_t { closed, open, half_open };
 
-  explicit circuit_breaker(int32_t threshold = 5, int64_t cooldown_ms = 10000);
+  explicit circuit_breaker(breaker_settings settings = {});
 
   /// Whether a call may go out at `now_ms`. In half-open state only one
   /// probe is out at a time; the caller must report its outcome.
   bool allow(int64_t now_ms);
-  void on_success();
-  void on_failure(int64_t now_ms);
+  /// A call's final outcome; `probe` when it was let through half-open
+  /// (while open only the probe's verdict counts).
+  void record(const std::string& call, const std::string& query, bool failed,
+              int64_t now_ms, bool probe = false);
   /// A call allowed through ended without a verdict (cancelled).
   void on_abandoned();
 
@@ -72,11 +96,25 @@ public:
   int64_t times_opened() const {
     return opened_;
   }
+  /// Distinct calls in the window, and how many of them failed.
+  std::size_t calls_in_window() const {
+    return window_.size();
+  }
+  std::size_t failures_in_window() const;
 
 private:
-  int32_t threshold_;
-  int64_t cooldown_ms_;
-  int32_t failures_ = 0;
+  struct outcome {
+    std::string call;
+    /// The queries the call sent (its own and its relaxed one), at most a
+    /// few.
+    std::vector<std::string> queries;
+    bool failed = false;
+    int64_t at_ms = 0;
+  };
+  void open(int64_t now_ms);
+
+  breaker_settings settings_;
+  std::deque<outcome> window_;
   bool open_ = false;
   int64_t open_until_ms_ = 0;
   bool probe_out_ = false;

@@ -113,12 +113,13 @@ struct gate_fixture : test::deterministic_fixture {
     return out;
   }
 
-  static http_call call(std::string cid = "c", int64_t deadline_ms = 0) {
+  static http_call call(std::string cid = "c", int64_t deadline_ms = 0,
+                        std::string target = "/x") {
     http_call c;
     c.context.correlation_id = std::move(cid);
     c.context.deadline_ms = deadline_ms;
     c.origin = "http://upstream";
-    c.target = "/x";
+    c.target = std::move(target);
     c.timeout_ms = 1000;
     return c;
   }
@@ -178,19 +179,19 @@ TEST_CASE_METHOD(gate_fixture, "gate: the breaker opens, fails fast with a "
   s->steps = {{503}, {0, "", ec::upstream_timeout}, {200}};
   upstream_gate_options o;
   o.retry.max_attempts = 1;
-  o.breaker_failures = 2;
-  o.breaker_cooldown_ms = 1000;
+  o.breaker.min_calls = 2;
+  o.breaker.cooldown_ms = 1000;
   auto gate = spawn(o);
-  self->send(gate, call("a"));
+  self->send(gate, call("a", 0, "/a"));
   sched.run();
   CHECK(result()->status == 503);
-  self->send(gate, call("b"));
+  self->send(gate, call("b", 0, "/b"));
   sched.run();
   auto timed_out = result();
   REQUIRE_FALSE(timed_out);
   CHECK(to_failure(timed_out.error()).code == ec::upstream_timeout);
-  // Open: no request goes out.
-  self->send(gate, call("c"));
+  // Two distinct calls, both failed: open, no request goes out.
+  self->send(gate, call("c", 0, "/c"));
   sched.run();
   auto fast = result();
   REQUIRE_FALSE(fast);
@@ -201,7 +202,7 @@ TEST_CASE_METHOD(gate_fixture, "gate: the breaker opens, fails fast with a "
   CHECK(s->seen.size() == 2);
   // After the cooldown one probe goes out; its success closes the breaker.
   sched.advance_time(1000ms);
-  self->send(gate, call("d"));
+  self->send(gate, call("d", 0, "/d"));
   sched.run();
   CHECK(result()->status == 200);
   CHECK(s->seen.size() == 3);
@@ -214,6 +215,54 @@ TEST_CASE_METHOD(gate_fixture, "gate: the breaker opens, fails fast with a "
       if (name == "u.breaker_open")
         CHECK(value == 0);
       if (name == "u.rejected_breaker_open")
+        CHECK(value == 1);
+    }
+  });
+}
+
+TEST_CASE_METHOD(gate_fixture, "gate: one poisoned query, with its retries, "
+                               "its relaxed form and its repeats, never makes "
+                               "other calls fail fast",
+                 "[upstream_gate][actor][breaker]") {
+  upstream_gate_options o;
+  o.retry.max_attempts = 3;
+  o.breaker.min_calls = 3;
+  o.breaker.failure_rate_percent = 50;
+  o.breaker.cooldown_ms = 10'000;
+  auto gate = spawn(o);
+  // The poisoned plan query: three attempts, then its relaxed query with
+  // three more, then the same query again from another agent, five times.
+  s->steps.assign(9 + 15, step{502});
+  self->send(gate, call("plan-1", 0, "/poisoned"));
+  settle();
+  CHECK(result()->status == 502);
+  self->send(gate, call("plan-1:relaxed", 0, "/poisoned-relaxed"));
+  settle();
+  CHECK(result()->status == 502);
+  for (int i = 0; i < 5; ++i) {
+    self->send(gate, call("other-" + std::to_string(i), 0, "/poisoned"));
+    settle();
+    CHECK(result()->status == 502);
+  }
+  // 21 failed attempts, yet one failed call: the next distinct calls go out.
+  CHECK(s->seen.size() == 21);
+  s->steps.clear();
+  for (int i = 0; i < 3; ++i) {
+    self->send(gate, call("good-" + std::to_string(i), 0,
+                          "/stop/" + std::to_string(i)));
+    settle();
+    CHECK(result()->status == 200);
+  }
+  CHECK(s->seen.size() == 24);
+  self->send(gate, get_counters{});
+  sched.run();
+  self->receive([](counters& c) {
+    for (const auto& [name, value] : c.values) {
+      if (name == "u.breaker_opened")
+        CHECK(value == 0);
+      if (name == "u.breaker_window_calls")
+        CHECK(value == 4);
+      if (name == "u.breaker_window_failures")
         CHECK(value == 1);
     }
   });

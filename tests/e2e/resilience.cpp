@@ -250,7 +250,7 @@ TEST_CASE("e2e: a client that disconnects stops the upstream call it "
 TEST_CASE("e2e: the circuit breaker fails fast, then a probe closes it",
           "[e2e][breaker][faults]") {
   test::harness_options options;
-  options.breaker_failures = 3;
+  options.breaker_min_calls = 3;
   options.breaker_cooldown_ms = 800;
   options.max_attempts = 1;
   daemon_harness daemon{options};
@@ -260,15 +260,17 @@ TEST_CASE("e2e: the circuit breaker fails fast, then a probe closes it",
   daemon.mock().set_faults(broken);
   mcp_client client{daemon.port()};
   client.initialize();
+  // Three distinct calls fail (the breaker counts calls and queries, not
+  // attempts): it opens.
   for (int i = 0; i < 3; ++i) {
-    auto e = test::tool_error(
-      client.call_tool("get_departures", departures_args()));
+    auto e = test::tool_error(client.call_tool(
+      "get_departures", departures_args("HSL:104012" + std::to_string(i))));
     CHECK(e.at("code").as_string() == "upstream-error");
   }
   CHECK(daemon.mock().stats().requests == 3);
   // Open: answered at once, without a request.
   auto fast = test::tool_error(
-    client.call_tool("get_departures", departures_args()));
+    client.call_tool("get_departures", departures_args("HSL:1040125")));
   CHECK(fast.at("code").as_string() == "upstream-error");
   CHECK_THAT(std::string{fast.at("hint").as_string()},
              Catch::Contains("retry in about"));
@@ -342,7 +344,7 @@ TEST_CASE("e2e: fault run: mixed faults, every call answered, none lost",
   test::harness_options options;
   options.tool_timeout_ms = 2500;
   options.upstream_timeout_ms = 800;
-  options.breaker_failures = 5;
+  options.breaker_min_calls = 5;
   options.breaker_cooldown_ms = 300;
   options.http_workers = 8;
   daemon_harness daemon{options};

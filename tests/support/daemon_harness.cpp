@@ -73,7 +73,7 @@ daemon_harness::daemon_harness(harness_options options) {
   cfg.tool_timeouts_ms.clear();
   cfg.http_workers = options.http_workers;
   cfg.upstream_max_attempts = options.max_attempts;
-  cfg.breaker_failures = options.breaker_failures;
+  cfg.breaker_min_calls = options.breaker_min_calls;
   cfg.breaker_cooldown_ms = static_cast<int32_t>(options.breaker_cooldown_ms);
   cfg.upstream_tps.clear();
   if (options.routing_tps > 0)

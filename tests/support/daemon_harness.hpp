@@ -43,7 +43,8 @@ struct harness_options {
   /// Upstream gates: attempts per call and the breaker (practically off by
   /// default, so that fault tests see each fault's own code).
   int32_t max_attempts = 3;
-  int32_t breaker_failures = 1000;
+  /// Distinct calls before the breaker may open (at a 50 % failure rate).
+  int32_t breaker_min_calls = 100000;
   int64_t breaker_cooldown_ms = 10000;
   /// Outbound requests per second of the routing upstream (0 = unlimited).
   double routing_tps = 0;

@@ -222,7 +222,8 @@ TEST_CASE("resilience settings: per-tool and per-upstream maps, errors name "
   inputs in;
   in.files["/etc/t.conf"] = "tool-tps = get_departures=200\n"
                             "cache-departures-ttl-s = 30\n"
-                            "breaker-failures = 7\n";
+                            "breaker-min-calls = 7\n"
+                            "breaker-failure-rate = 40\n";
   auto r = in.parse({"--config", "/etc/t.conf", "--tool-timeouts-ms",
                      "plan_trip=6000,find_stops=2000", "--upstream-tps",
                      "tfl=0", "--upstream-max-attempts", "2",
@@ -243,7 +244,8 @@ TEST_CASE("resilience settings: per-tool and per-upstream maps, errors name "
   capped.cache_departures_ttl_s = 3600;
   capped.gtfs_rt_max_age_s = 120;
   CHECK(departures_cache_ttl_s(capped) == 120);
-  CHECK(c.breaker_failures == 7);
+  CHECK(c.breaker_min_calls == 7);
+  CHECK(c.breaker_failure_rate == 40);
   CHECK(c.shutdown_grace_ms == 3000);
   // The defaults: plan_trip's contract deadline, the London TPS limits.
   auto d = inputs{}.parse({});
