@@ -345,17 +345,25 @@ void daemon::wire(const std::string& station_dir, bool routing_demo,
   routes.mcp = [this](const mcp::http_request& r, mcp::reply_sink done) {
     endpoint_->handle(r, std::move(done));
   };
-  routes.metrics = [this](const mcp::http_request& r) {
-    return ops_->metrics(r);
+  // Every route obeys allowed-hosts and allowed-origins as /mcp does (a
+  // DNS-rebinding page must not read /metrics either).
+  auto screened = [this](http_handler inner) -> http_handler {
+    return [this, inner = std::move(inner)](const mcp::http_request& r) {
+      if (auto refused = endpoint_->screen(r))
+        return std::move(*refused);
+      return inner(r);
+    };
   };
-  routes.ready = [this](const mcp::http_request& r) { return ops_->ready(r); };
+  routes.metrics = screened(
+    [this](const mcp::http_request& r) { return ops_->metrics(r); });
+  routes.ready = screened(
+    [this](const mcp::http_request& r) { return ops_->ready(r); });
   if (endpoint_opts.oauth) {
     auto document
       = mcp::json_reply(200, endpoint_opts.oauth->metadata());
     document.headers.emplace_back("Cache-Control", "max-age=3600");
-    routes.resource_metadata = [document](const mcp::http_request&) {
-      return document;
-    };
+    routes.resource_metadata = screened(
+      [document](const mcp::http_request&) { return document; });
     routes.resource_metadata_path
       = oauth::validator::metadata_path(cfg.oauth_resource);
   }

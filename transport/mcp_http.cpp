@@ -177,6 +177,12 @@ endpoint::check_origin(const http_request& request) const {
   return std::nullopt;
 }
 
+std::optional<http_reply> endpoint::screen(const http_request& request) const {
+  if (auto refused = check_headers(request))
+    return refused;
+  return check_origin(request);
+}
+
 std::optional<http_reply>
 endpoint::check_headers(const http_request& request) const {
   std::size_t bytes = 0;
@@ -237,9 +243,7 @@ endpoint::authenticate(const http_request& request, credentials& who) const {
 
 void endpoint::handle(const http_request& request, reply_sink done) {
   auto answer = [&]() -> std::optional<http_reply> {
-    if (auto refused = check_headers(request))
-      return refused;
-    if (auto refused = check_origin(request))
+    if (auto refused = screen(request))
       return refused;
     credentials who;
     if (auto refused = authenticate(request, who))

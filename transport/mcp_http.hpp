@@ -117,6 +117,11 @@ public:
   std::optional<http_reply> authenticate(const http_request& request,
                                          credentials& who) const;
 
+  /// What every route checks before its own work: the header limits, then
+  /// Host and Origin (`allowed-hosts`, `allowed-origins`). The refusal
+  /// (431, 400 or 403), or nullopt.
+  std::optional<http_reply> screen(const http_request& request) const;
+
 private:
   std::optional<http_reply> handle_post(const http_request& request,
                                         peer& from, reply_sink& done);

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include <catch2/catch.hpp>
+#include <httplib.h>
 
 #include "support/daemon_harness.hpp"
 #include "support/test_issuer.hpp"
@@ -254,6 +255,30 @@ TEST_CASE("e2e: OAuth access tokens: protected-resource metadata, 401 with "
     auto body = metadata.json().as_object();
     CHECK(body.at("resource") == "http://127.0.0.1/mcp");
     CHECK(body.at("authorization_servers").at(0).as_string() == issuer.url());
+  }
+  // Every route obeys allowed-hosts: a rebound name gets 403, not the
+  // metadata, the metrics or the readiness report; a too-large head 431.
+  {
+    httplib::Client raw{"127.0.0.1", daemon.port()};
+    httplib::Headers foreign{{"Host", "attacker.example"}};
+    for (auto path : {"/.well-known/oauth-protected-resource",
+                      "/.well-known/oauth-protected-resource/mcp",
+                      "/metrics", "/readyz"}) {
+      auto r = raw.Get(path, foreign);
+      REQUIRE(r);
+      CHECK(r->status == 403);
+      CHECK_THAT(r->body, Contains("attacker.example"));
+    }
+    httplib::Headers many;
+    for (int i = 0; i < 80; ++i)
+      many.emplace("X-Pad-" + std::to_string(i), "x");
+    auto r = raw.Get("/readyz", many);
+    REQUIRE(r);
+    CHECK(r->status == 431);
+    // /healthz is a liveness probe and stays open to any Host.
+    auto live = raw.Get("/healthz", foreign);
+    REQUIRE(live);
+    CHECK(live->status == 200);
   }
   auto refused = anonymous.post(json::object{
     {"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
