@@ -60,51 +60,80 @@ void connection_server::shut_down() {
   std::uint64_t one = 1;
   [[maybe_unused]] auto n = ::write(stop_fd_, &one, sizeof(one));
   stop();
+  std::lock_guard<std::mutex> lock{reactor_mutex_};
+  stopped_ = true;
+  if (reactor_)
+    reactor_->stop();
+}
+
+namespace {
+
+/// httplib's accept loop hands each socket here: the event loop takes it
+/// at once, so the accept thread never waits.
+struct inline_queue final : httplib::TaskQueue {
+  void enqueue(std::function<void()> fn) override {
+    fn();
+  }
+  void shutdown() override {
+  }
+};
+
+} // namespace
+
+bool connection_server::listen_after_bind() {
+  reactor_options options;
+  options.limits = limits_;
+  options.keep_alive = keep_alive_;
+  options.max_requests = keep_alive_max_count_;
+  options.max_connections_per_client = caps_per_client_;
+  options.max_connections = caps_total_;
+  options.framing.max_head = limits_.max_head_bytes;
+  options.framing.max_body = payload_max_length_;
+  options.framing.max_chunked = limits_.max_unsized_body_bytes;
+  options.bearer_challenge = bearer_challenge_;
+  options.stop_fd = stop_fd_;
+  // The workers come from the pool the owner configured.
+  std::unique_ptr<httplib::TaskQueue> workers{new_task_queue()};
+  auto serve = [this](http_connection& connection, bool last, bool& closed) {
+    connection.begin_request(last);
+    return process_request(connection, last, closed, nullptr);
+  };
+  {
+    std::lock_guard<std::mutex> lock{reactor_mutex_};
+    if (stopped_)
+      return false;
+    reactor_ = std::make_shared<connection_reactor>(
+      options, std::move(serve), std::move(workers), tls_);
+  }
+  new_task_queue = [] { return new inline_queue; };
+  auto ok = httplib::Server::listen_after_bind();
+  std::shared_ptr<connection_reactor> reactor;
+  {
+    std::lock_guard<std::mutex> lock{reactor_mutex_};
+    reactor = reactor_;
+  }
+  reactor->stop();
+  reactor->join();
+  return ok;
+}
+
+reactor_stats connection_server::stats() const {
+  std::lock_guard<std::mutex> lock{reactor_mutex_};
+  return reactor_ ? reactor_->stats() : reactor_stats{};
 }
 
 bool connection_server::process_and_close_socket(socket_t sock) {
-  SSL* ssl = nullptr;
-  if (tls_ != nullptr) {
-    ssl = SSL_new(tls_);
-    if (ssl == nullptr || SSL_set_fd(ssl, sock) != 1) {
-      SSL_free(ssl);
-      ::close(sock);
-      return false;
-    }
-  }
-  bool ok = false;
+  std::shared_ptr<connection_reactor> reactor;
   {
-    // The Keep-Alive header of replies written outside httplib (deferred).
-    auto keep_alive = "timeout=" + std::to_string(keep_alive_timeout_sec_)
-                      + ", max=" + std::to_string(keep_alive_max_count_);
-    http_connection connection{sock, stop_fd_, limits_, ssl,
-                               std::move(keep_alive)};
-    http_connection::scope current{connection};
-    connection.begin_request();
-    auto remaining = keep_alive_max_count_;
-    if (connection.handshake()
-        && connection.await_request(limits_.read_timeout)) {
-      for (;;) {
-        connection.begin_request(remaining == 1);
-        bool closed = false;
-        ok = process_request(connection, remaining == 1, closed, nullptr);
-        ok = connection.flush() && ok;
-        if (!ok || closed || connection.closing() || --remaining == 0
-            || svr_sock_ == INVALID_SOCKET) {
-          // The last reply may still be on its way from another thread.
-          ok = connection.settle() && ok;
-          break;
-        }
-        if (!connection.await_request(keep_alive_))
-          break;
-      }
-    }
-    connection.close_notify();
+    std::lock_guard<std::mutex> lock{reactor_mutex_};
+    reactor = reactor_;
   }
-  SSL_free(ssl);
-  ::shutdown(sock, SHUT_RDWR);
-  ::close(sock);
-  return ok;
+  if (!reactor) {
+    ::close(sock);
+    return false;
+  }
+  reactor->add(sock);
+  return true;
 }
 
 handler_scope::handler_scope() : connection_(http_connection::current()) {

@@ -1,19 +1,25 @@
 #pragma once
-// cpp-httplib's server with our connection loop. httplib accepts, queues
-// each socket on its thread pool and parses each request; the loop around
-// that is ours (http_connection): TLS, keep-alive that waits in one poll
-// instead of waking every 10 ms, the per-request deadline and the head
-// byte budget. The daemon's listener (http_server) and the mock upstream
-// both serve through it.
+// cpp-httplib's server with our connection loop. httplib accepts and
+// parses each request; everything around that is ours: an event loop
+// (connection_reactor, epoll) holds every connection while it is idle, in
+// its TLS handshake or sending its request, and hands each whole request
+// to a worker of the pool `new_task_queue` makes (http_connection: TLS,
+// the per-request deadline, the head byte budget). The daemon's listener
+// (http_server) and the mock upstream both serve through it.
 //
 // Handlers that may run long (a tool call, the mock's added latency) hold a
 // handler_scope: no request deadline while they work, then one for sending
 // the reply.
 
 #include <chrono>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
 
 #include <httplib.h>
 
+#include "transitd/net/connection_reactor.hpp"
 #include "transitd/net/http_connection.hpp"
 
 struct ssl_ctx_st;
@@ -35,9 +41,27 @@ public:
   connection_server& operator=(const connection_server&) = delete;
 
   /// Wakes every connection waiting for its next request and stops
-  /// listening: returns at once; run() (listen_after_bind) returns once the
+  /// listening: returns at once; listen_after_bind() returns once the
   /// requests in progress are answered.
   void shut_down();
+
+  /// Serves until shut_down(), then waits for the requests in progress
+  /// (hides httplib's: the event loop starts and ends with it).
+  bool listen_after_bind();
+
+  /// Connections open at once from one client address, and in all.
+  void set_connection_caps(std::size_t per_client, std::size_t total) {
+    caps_per_client_ = per_client;
+    caps_total_ = total;
+  }
+  /// The WWW-Authenticate challenge of a 431 for an Authorization header
+  /// too long.
+  void set_bearer_challenge(std::string challenge) {
+    bearer_challenge_ = std::move(challenge);
+  }
+
+  /// What the event loop counts (zeros before it starts).
+  reactor_stats stats() const;
 
 private:
   bool process_and_close_socket(socket_t sock) override;
@@ -46,6 +70,12 @@ private:
   int stop_fd_;
   connection_limits limits_;
   std::chrono::milliseconds keep_alive_;
+  std::size_t caps_per_client_ = 2048;
+  std::size_t caps_total_ = 16'384;
+  std::string bearer_challenge_;
+  mutable std::mutex reactor_mutex_;
+  std::shared_ptr<connection_reactor> reactor_;
+  bool stopped_ = false;
 };
 
 /// Marks the calling thread's request as read for as long as its handler

@@ -97,17 +97,25 @@ void drain(int event_fd) {
 deferred_reply::deferred_reply(int fd, int wake_fd, bool send_here,
                                bool close, std::string keep_alive,
                                std::function<void()> on_abandon,
-                               std::function<std::chrono::steady_clock::time_point()> now)
+                               std::function<std::chrono::steady_clock::time_point()> now,
+                               std::function<void()> notify)
   : fd_(fd),
     wake_fd_(wake_fd),
     send_here_(send_here),
     close_(close),
     keep_alive_(std::move(keep_alive)),
     on_abandon_(std::move(on_abandon)),
-    now_(std::move(now)) {
+    now_(std::move(now)),
+    notify_(std::move(notify)) {
+  // The event loop always wants to know.
+  owner_waiting_ = static_cast<bool>(notify_);
 }
 
 void deferred_reply::wake() const {
+  if (notify_) {
+    notify_();
+    return;
+  }
   std::uint64_t one = 1;
   [[maybe_unused]] auto n = ::write(wake_fd_, &one, sizeof(one));
 }
@@ -224,15 +232,16 @@ void http_connection::begin_request(bool last) {
 
 std::shared_ptr<deferred_reply>
 http_connection::defer(bool close, std::function<void()> on_abandon) {
-  if (wake_fd_ < 0)
+  if (wake_fd_ < 0 && !notifier_)
     wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (wake_fd_ < 0)
+  if (wake_fd_ < 0 && !notifier_)
     return nullptr;
-  close = close || last_request_;
+  close = close || last_request_ || closing_;
   // A reply that ends the connection goes out from here, which closes it.
   deferred_.reset(new deferred_reply(fd_, wake_fd_, ssl_ == nullptr && !close,
                                      close, keep_alive_,
-                                     std::move(on_abandon), limits_.clock));
+                                     std::move(on_abandon), limits_.clock,
+                                     notifier_));
   discarding_ = true;
   return deferred_;
 }
@@ -299,6 +308,102 @@ bool http_connection::await_deferred(milliseconds& idle, bool to_the_end) {
     if ((fds[1].revents & POLLIN) != 0 || (count == 3 && fds[2].revents != 0))
       only_reply = true;
   }
+}
+
+http_connection::pulled http_connection::pull(std::size_t cap) {
+  pulled got;
+  if (failed_) {
+    got.closed = true;
+    return got;
+  }
+  // Keep the unread bytes at the front, and room behind them.
+  if (in_pos_ > 0) {
+    std::memmove(in_.data(), in_.data() + in_pos_, in_len_ - in_pos_);
+    in_len_ -= in_pos_;
+    in_pos_ = 0;
+  }
+  for (;;) {
+    if (in_len_ >= cap)
+      return got;
+    if (in_.size() - in_len_ < read_chunk / 2)
+      in_.resize(std::min(cap, std::max(in_.size() * 2, in_len_ + read_chunk)));
+    auto room = std::min(in_.size(), cap) - in_len_;
+    ssize_t n;
+    if (ssl_ != nullptr) {
+      n = SSL_read(ssl_, in_.data() + in_len_, static_cast<int>(room));
+      if (n <= 0) {
+        if (tls_wants(ssl_, static_cast<int>(n)) != 0)
+          return got;
+        got.closed = true;
+        failed_ = SSL_get_error(ssl_, static_cast<int>(n))
+                  != SSL_ERROR_ZERO_RETURN;
+        return got;
+      }
+    } else {
+      n = ::recv(fd_, in_.data() + in_len_, room, 0);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return got;
+      if (n <= 0) {
+        got.closed = true;
+        failed_ = n < 0;
+        return got;
+      }
+    }
+    in_len_ += static_cast<std::size_t>(n);
+    got.bytes += static_cast<std::size_t>(n);
+  }
+}
+
+int http_connection::handshake_step(short& want) {
+  if (ssl_ == nullptr)
+    return 1;
+  auto rc = SSL_accept(ssl_);
+  if (rc == 1)
+    return 1;
+  want = tls_wants(ssl_, rc);
+  if (want == 0)
+    failed_ = true;
+  return want == 0 ? -1 : 0;
+}
+
+void http_connection::send_now(std::string_view bytes) {
+  if (failed_ || bytes.empty())
+    return;
+  if (ssl_ != nullptr) {
+    SSL_write(ssl_, bytes.data(), static_cast<int>(bytes.size()));
+    return;
+  }
+  ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+http_connection::reply_progress http_connection::take_reply(bool& close) {
+  close = false;
+  if (!deferred_)
+    return reply_progress::none;
+  auto reply = deferred_;
+  using state = deferred_reply::state;
+  std::unique_lock<std::mutex> lock{reply->mutex_};
+  close = reply->close_;
+  if (reply->state_ == state::pending)
+    return reply_progress::pending;
+  if (reply->state_ == state::handed_back) {
+    out_ = std::move(reply->bytes_);
+    reply->state_ = state::sent;
+    lock.unlock();
+    discarding_ = false;
+    end_handler(); // the reply's deadline
+  }
+  deferred_.reset();
+  return reply_progress::out;
+}
+
+void http_connection::abandon_reply() {
+  if (deferred_)
+    deferred_->abandon();
+  deferred_.reset();
+  failed_ = true;
 }
 
 bool http_connection::settle() {

@@ -74,7 +74,8 @@ private:
 
   deferred_reply(int fd, int wake_fd, bool send_here, bool close,
                  std::string keep_alive, std::function<void()> on_abandon,
-                 std::function<std::chrono::steady_clock::time_point()> now);
+                 std::function<std::chrono::steady_clock::time_point()> now,
+                 std::function<void()> notify = {});
 
   /// Wakes the connection's thread (under mutex_).
   void wake() const;
@@ -98,6 +99,9 @@ private:
   std::string bytes_;
   std::chrono::steady_clock::time_point sent_at_;
   std::function<std::chrono::steady_clock::time_point()> now_;
+  /// Set under an event loop (connection_reactor): called, instead of the
+  /// wake-up descriptor, whenever the reply is sent or handed back.
+  std::function<void()> notify_;
 };
 
 class http_connection final : public httplib::Stream {
@@ -165,6 +169,46 @@ public:
   /// Sends what write() has collected; false when the client is gone or too
   /// slow.
   bool flush();
+
+  // Under an event loop (connection_reactor), which reads requests whole
+  // before a worker parses them, and waits for deferred replies itself.
+
+  /// What pull() got.
+  struct pulled {
+    std::size_t bytes = 0;
+    /// The client closed (after `bytes`), or the connection failed.
+    bool closed = false;
+  };
+  /// Reads what the socket holds now, without waiting, after the bytes not
+  /// yet handed to httplib, keeping at most `cap` of them.
+  pulled pull(std::size_t cap);
+  /// The bytes read and not yet handed to httplib.
+  std::string_view unread() const {
+    return {in_.data() + in_pos_, in_len_ - in_pos_};
+  }
+  /// One non-blocking step of the TLS handshake: 1 done, 0 wants `want`
+  /// (POLLIN or POLLOUT), -1 failed. 1 at once without TLS.
+  int handshake_step(short& want);
+  /// Sends `bytes` now, as far as the socket takes them without waiting
+  /// (an error reply before closing).
+  void send_now(std::string_view bytes);
+  /// Deferred replies wake the event loop through `notify` instead of a
+  /// descriptor of their own.
+  void set_notifier(std::function<void()> notify) {
+    notifier_ = std::move(notify);
+  }
+  enum class reply_progress { none, pending, out };
+  /// Where the deferred reply of the last request stands: none, still
+  /// pending, or out (sent by the delivering thread, or handed back: then
+  /// its bytes wait in the write buffer for flush()). `close` says whether
+  /// the connection ends with it.
+  reply_progress take_reply(bool& close);
+  /// The client hung up before its deferred reply: abandons it.
+  void abandon_reply();
+  /// Whether reply bytes wait for flush().
+  bool has_output() const {
+    return !out_.empty();
+  }
   /// Ends TLS politely (nothing without TLS).
   void close_notify();
 
@@ -225,6 +269,7 @@ private:
   /// Drops what httplib writes (its reply to a deferred request).
   bool discarding_ = false;
   std::shared_ptr<deferred_reply> deferred_;
+  std::function<void()> notifier_;
   /// Wakes this connection's thread for a deferred reply; made on first use.
   int wake_fd_ = -1;
   clock::time_point deadline_ = clock::time_point::max();

@@ -36,6 +36,7 @@ seed() { # target, files...
 routing="$fixtures/digitransit-routing"
 seed mcp_endpoint "$root"/tests/fuzz/seeds/mcp_endpoint/*
 seed oauth_token "$root"/tests/fuzz/seeds/oauth_token/*
+seed request_framing "$root"/tests/fuzz/seeds/request_framing/*
 seed gtfs_rt "$fixtures"/gtfs/*/*.pb
 seed digitransit_departures "$routing"/recorded-hsl/*departures*.json \
   "$routing"/docs-examples/docs-stop-by-id.response.json \
@@ -75,7 +76,9 @@ mkdir -p "$dir/findings"
 status=0
 for target in mcp_endpoint digitransit_departures digitransit_stops \
               digitransit_plan digitransit_geocoding tfl_journey \
-              tfl_station_data gtfs_feed oauth_token gtfs_rt; do
+              tfl_station_data gtfs_feed oauth_token gtfs_rt tfl_network \
+              digitransit_network \
+              request_framing; do
   [ -n "$only" ] && [ "$only" != "$target" ] && continue
   echo "== fuzz_$target: $runs runs"
   if ! ASAN_OPTIONS=detect_leaks=1 \

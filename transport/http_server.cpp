@@ -179,6 +179,9 @@ http_server::http_server(http_server_options options, http_routes routes)
   svr.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   svr.set_keep_alive_max_count(
     static_cast<size_t>(options_.keep_alive_max_requests));
+  svr.set_connection_caps(options_.max_connections_per_client,
+                          options_.max_connections);
+  svr.set_bearer_challenge(options_.bearer_challenge);
   svr.set_payload_max_length(options_.max_body_bytes);
   // Replaces httplib's default (SO_REUSEPORT would let a stale server share
   // our port) and remembers the socket to deepen its backlog after bind.
@@ -274,6 +277,10 @@ int http_server::bind() {
 
 void http_server::run() {
   server_->listen_after_bind();
+}
+
+reactor_stats http_server::connection_stats() const {
+  return server_ ? server_->stats() : reactor_stats{};
 }
 
 bool http_server::running() const {

@@ -1,15 +1,17 @@
 #pragma once
 // The HTTP listener: cpp-httplib accepting and parsing, tuned for
-// keep-alive load (TCP_NODELAY, a sized thread pool, a deep listen backlog),
-// with our own connection loop (connection_server, http_connection: TLS,
-// deadlines per request, bounded reads), moving bytes to and from the MCP
-// endpoint.
+// keep-alive load (TCP_NODELAY, a sized worker pool, a deep listen
+// backlog), with our own connection handling (connection_server: an epoll
+// loop holds connections while they are idle or sending, workers answer
+// whole requests; TLS, deadlines, bounded reads), moving bytes to and from
+// the MCP endpoint.
 
 #include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
 
+#include "transitd/net/connection_reactor.hpp"
 #include "transitd/transport/mcp_http.hpp"
 
 namespace httplib {
@@ -24,8 +26,17 @@ struct http_server_options {
   std::string bind = "127.0.0.1";
   /// 0 picks a free port.
   int port = 8080;
-  /// Worker threads; each keep-alive connection holds one while open.
+  /// Worker threads; a request holds one from when it has arrived whole
+  /// until its reply is handed over (a tool call's reply comes later,
+  /// without one).
   std::size_t threads = 128;
+  /// Connections open at once from one client address, and in all; more
+  /// are answered 503 and closed.
+  std::size_t max_connections_per_client = 2048;
+  std::size_t max_connections = 16'384;
+  /// WWW-Authenticate of a 431 for an Authorization header too long (with
+  /// authentication on).
+  std::string bearer_challenge;
   std::size_t max_body_bytes = 1024 * 1024;
   int keep_alive_max_requests = 10000;
   int keep_alive_timeout_seconds = 30;
@@ -85,6 +96,9 @@ public:
   void stop();
   /// Whether run() is accepting connections.
   bool running() const;
+
+  /// What the connection loop counts.
+  reactor_stats connection_stats() const;
 
 private:
   http_server_options options_;
