@@ -319,7 +319,8 @@ std::unique_ptr<CLI::App> make_app(daemon_config& cfg,
   app->add_flag("--demo", cfg.demo,
                 "serve from the built-in mock upstream (every result says "
                 "demo-data)");
-  count("http-threads", cfg.http_threads, 1, 4096, "HTTP worker threads");
+  count("http-threads", cfg.http_threads, 1, 4096,
+        "HTTP worker threads (a request holds one once it has arrived whole)");
   count("max-body-bytes", cfg.max_body_bytes, 1024, 64 * 1024 * 1024,
         "largest accepted request body");
   hosts("allowed-hosts", cfg.allowed_hosts, "needs at least one host name",
@@ -367,6 +368,11 @@ std::unique_ptr<CLI::App> make_app(daemon_config& cfg,
         "a client not reading its reply this long is dropped");
   count("keep-alive-timeout-s", cfg.keep_alive_timeout_s, 1, 3600,
         "idle keep-alive connections close after this");
+  count("max-connections-per-client", cfg.max_connections_per_client, 1,
+        1000000,
+        "connections open at once from one client address; more get 503");
+  count("max-connections", cfg.max_connections, 1, 1000000,
+        "connections open at once in all; more get 503");
   count("max-sessions", cfg.max_sessions, 1, 10000000,
         "open MCP sessions at most; idle ones are evicted first");
   count("session-idle-timeout-s", cfg.session_idle_timeout_s, 1,

@@ -44,6 +44,9 @@ struct daemon_config {
   int write_timeout_s = 10;
   int request_timeout_s = 30;
   int keep_alive_timeout_s = 30;
+  /// Connections open at once from one client address, and in all.
+  int64_t max_connections_per_client = 2048;
+  int64_t max_connections = 16384;
   std::size_t max_sessions = 10000;
   int session_idle_timeout_s = 3600;
   // Security.

@@ -326,6 +326,10 @@ void daemon::wire(const std::string& station_dir, bool routing_demo,
                                       false)},
     {"tfl", provider_state(tfl_demo, !cfg.tfl_api_key.empty(), true)},
     {"station-data", station_dir.empty() ? "built-in demo set" : station_dir}};
+  // Scrapes come in through the server, so it exists by then.
+  ops_opts.connections = [this] {
+    return server_ ? server_->connection_stats() : reactor_stats{};
+  };
   ops_ = std::make_unique<ops_endpoints>(*system_, *engine_, *endpoint_,
                                          ops_opts);
 
@@ -339,6 +343,15 @@ void daemon::wire(const std::string& station_dir, bool routing_demo,
   server_opts.request_timeout_seconds = cfg.request_timeout_s;
   server_opts.max_header_bytes = cfg.max_header_bytes;
   server_opts.keep_alive_timeout_seconds = cfg.keep_alive_timeout_s;
+  server_opts.max_connections_per_client
+    = static_cast<std::size_t>(cfg.max_connections_per_client);
+  server_opts.max_connections = static_cast<std::size_t>(cfg.max_connections);
+  if (endpoint_->authenticating()) {
+    server_opts.bearer_challenge = "Bearer realm=\"transitd\"";
+    if (endpoint_opts.oauth)
+      server_opts.bearer_challenge
+        += ", " + endpoint_opts.oauth->challenge_parameter();
+  }
   server_opts.tls_cert = cfg.tls_cert;
   server_opts.tls_key = cfg.tls_key;
   http_routes routes;

@@ -1,5 +1,7 @@
 #include "transitd/transport/metrics.hpp"
 
+#include <tuple>
+
 #include <algorithm>
 #include <charconv>
 #include <map>
@@ -306,6 +308,44 @@ std::string prometheus_label(std::string_view value) {
     }
   }
   return out;
+}
+
+void append_connection_metrics(std::string& out, const reactor_stats& s) {
+  header(out, "transitd_http_connections", "gauge",
+         "Open HTTP connections by phase: idle (keep-alive), reading (a "
+         "request arriving, a handshake, a refusal draining), serving (at a "
+         "worker), awaiting (a tool call's reply, no thread held).");
+  std::pair<const char*, int64_t> phases[] = {{"idle", s.idle},
+                                              {"reading", s.reading},
+                                              {"serving", s.serving},
+                                              {"awaiting", s.awaiting_reply}};
+  for (const auto& [phase, value] : phases)
+    sample(out, "transitd_http_connections",
+           std::string{"phase=\""} + phase + "\"", static_cast<double>(value));
+  std::tuple<const char*, const char*, int64_t> counts[] = {
+    {"transitd_http_connections_accepted_total", "Connections accepted.",
+     s.accepted},
+    {"transitd_http_connections_refused_total",
+     "Connections refused over max-connections-per-client or "
+     "max-connections (503).",
+     s.refused_over_cap},
+    {"transitd_http_request_timeouts_total",
+     "Connections closed because a request did not arrive whole within "
+     "request-timeout-s, or stalled for read-timeout-s.",
+     s.head_timeouts},
+    {"transitd_http_idle_timeouts_total",
+     "Keep-alive connections closed after keep-alive-timeout-s idle.",
+     s.idle_timeouts},
+    {"transitd_http_requests_refused_total",
+     "Requests refused for their framing (400, 413, 414, 431, 501).",
+     s.refused_framing},
+    {"transitd_http_requests_total", "Requests handed to a worker.",
+     s.requests},
+  };
+  for (const auto& [name, help, value] : counts) {
+    header(out, name, "counter", help);
+    sample(out, name, {}, static_cast<double>(value));
+  }
 }
 
 void append_engine_metrics(

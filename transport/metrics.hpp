@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "transitd/messages/error.hpp"
+#include "transitd/net/connection_reactor.hpp"
 
 namespace transitd {
 
@@ -63,6 +64,10 @@ void append_gauge(std::string& out, std::string_view name,
 /// "timetable.departures.hits", "tool:planJourney.refused",
 /// "station_data.loaded", ...) as Prometheus families; names it does not
 /// know are skipped.
+/// The HTTP connection loop's counts: connections by phase, and what was
+/// refused or timed out.
+void append_connection_metrics(std::string& out, const reactor_stats& s);
+
 void append_engine_metrics(
   std::string& out,
   const std::vector<std::pair<std::string, int64_t>>& counters);

@@ -48,6 +48,8 @@ ops_endpoints::metrics(const mcp::http_request& request) const {
   append_gauge(out, "transitd_sessions_open", "Open MCP sessions.",
                static_cast<double>(endpoint_.session_count()));
   endpoint_.metrics().append_prometheus(out);
+  if (options_.connections)
+    append_connection_metrics(out, options_.connections());
   append_engine_metrics(out, collect_counters());
   mcp::http_reply reply;
   reply.content_type = "text/plain; version=0.0.4; charset=utf-8";

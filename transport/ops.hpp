@@ -4,6 +4,7 @@
 // configured). /healthz (liveness) is the HTTP server's own.
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,6 +13,7 @@
 
 #include "transitd/actors/engine.hpp"
 #include "transitd/transport/mcp_http.hpp"
+#include "transitd/transport/metrics.hpp"
 
 namespace transitd {
 
@@ -23,6 +25,8 @@ struct ops_options {
   std::vector<std::pair<std::string, std::string>> providers;
   /// How long a scrape or a readiness check waits for the actors.
   std::chrono::milliseconds timeout{1000};
+  /// The HTTP connection loop's counts (none under stdio).
+  std::function<reactor_stats()> connections;
 };
 
 class ops_endpoints {

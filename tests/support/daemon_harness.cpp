@@ -52,7 +52,8 @@ daemon_harness::daemon_harness(harness_options options) {
   // embedded demo upstream.
   daemon_config cfg;
   cfg.port = 0;
-  cfg.http_threads = 16;
+  cfg.http_threads = options.http_threads;
+  cfg.max_connections_per_client = options.max_connections_per_client;
   cfg.data_dir = ":memory:";
   cfg.scheduler_threads = 2;
   cfg.gateway_shards = 2;

@@ -50,6 +50,9 @@ struct harness_options {
   double routing_tps = 0;
   /// HTTP workers per upstream.
   std::size_t http_workers = 4;
+  /// The listener's worker threads and connection caps.
+  std::size_t http_threads = 16;
+  int64_t max_connections_per_client = 2048;
   /// Bearer tokens (null: no authentication).
   std::shared_ptr<const token_table> tokens;
   /// OAuth: accepted issuers and this server's canonical URI.
