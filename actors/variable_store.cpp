@@ -50,27 +50,19 @@ variable_store_actor::behavior_type variable_store(
       auto& db = *self->state.db;
       db.deadline(request.context.deadline_ms);
       const auto& principal = request.context.principal;
-      auto existing = db.list(principal, request.variable.key);
-      if (!existing)
-        return to_error(existing.error());
-      if (existing->empty()) {
-        auto n = db.count(principal);
-        if (!n)
-          return to_error(n.error());
-        if (*n >= self->state.options.max_per_principal)
-          return make_error(ec::validation_error,
-                            "too many saved variables (at most "
-                              + std::to_string(
-                                self->state.options.max_per_principal)
-                              + "); delete some first");
-      }
       request.variable.updated_ms = now_ms();
-      auto replaced = db.save(principal, request.variable);
-      if (!replaced)
-        return to_error(replaced.error());
+      auto max = self->state.options.max_per_principal;
+      auto saved = db.save_capped(principal, request.variable, max);
+      if (!saved)
+        return to_error(saved.error());
+      if (!*saved)
+        return make_error(ec::validation_error,
+                          "too many saved variables (at most "
+                            + std::to_string(max) + "); delete some first");
+      auto replaced = **saved;
       spdlog::info("[{}] saved variable ({})", request.context.correlation_id,
-                   *replaced ? "replaced" : "new");
-      return save_variable_reply{std::move(request.variable), *replaced,
+                   replaced ? "replaced" : "new");
+      return save_variable_reply{std::move(request.variable), replaced,
                                  request.context.correlation_id};
     },
     [self](get_variables_request& request)

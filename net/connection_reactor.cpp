@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <openssl/ssl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -79,6 +80,13 @@ struct connection_reactor::connection {
   std::chrono::steady_clock::time_point bytes_deadline;
   std::size_t remaining = 0;
   bool sent_continue = false;
+  /// While a worker lingers on it: the descriptor that wakes the worker
+  /// for a reply handed back (else -1: the loop owns it).
+  std::mutex owner_mutex;
+  int worker_wake = -1;
+  /// The lingering worker has the next request already and waits only for
+  /// the reply: wake it even for a reply sent whole.
+  bool worker_wants_reply = false;
   /// Close once the pending reply is out.
   bool close_after = false;
 };
@@ -90,6 +98,7 @@ struct connection_reactor::mailbox {
     std::uint64_t id = 0;
     int fd = -1;
     bool keep = false;
+    std::size_t requests = 0;
   };
   std::mutex mutex;
   std::vector<letter> letters;
@@ -212,6 +221,7 @@ void connection_reactor::unwatch(connection& c) {
 }
 
 void connection_reactor::run() {
+  ::pthread_setname_np(::pthread_self(), "http.loop");
   std::vector<epoll_event> events(256);
   for (;;) {
     if (stopping_ && connections_.empty())
@@ -257,6 +267,7 @@ void connection_reactor::on_mail() {
       if (stopping_)
         continue;
       stopping_ = true;
+      stopping_flag_ = true;
       std::vector<connection_ptr> all;
       for (auto& [id, c] : connections_)
         all.push_back(c);
@@ -273,7 +284,7 @@ void connection_reactor::on_mail() {
       continue;
     auto c = it->second;
     if (l.what == mailbox::kind::served)
-      served(c, l.keep);
+      served(c, l.keep, l.requests);
     else if (c->state == phase::awaiting_reply)
       reply_ready(c);
   }
@@ -321,8 +332,22 @@ void connection_reactor::accept_socket(int fd) {
                                               options_.limits, c->ssl,
                                               std::move(keep_alive));
   std::weak_ptr<mailbox> mail = mail_;
+  std::weak_ptr<connection> self = c;
   auto id = c->id;
-  c->http->set_notifier([mail, id] {
+  c->http->set_notifier([mail, self, id](bool sent) {
+    if (auto owner = self.lock()) {
+      std::lock_guard<std::mutex> lock{owner->owner_mutex};
+      if (owner->worker_wake >= 0) {
+        // A worker lingers on it: a reply sent needs nothing, one handed
+        // back needs the worker.
+        if (!sent || owner->worker_wants_reply) {
+          std::uint64_t one = 1;
+          [[maybe_unused]] auto n = ::write(owner->worker_wake, &one,
+                                            sizeof(one));
+        }
+        return;
+      }
+    }
     if (auto box = mail.lock())
       box->post({mailbox::kind::reply, id});
   });
@@ -437,25 +462,122 @@ void connection_reactor::read_request(const connection_ptr& c) {
 void connection_reactor::dispatch(const connection_ptr& c) {
   unwatch(*c);
   set_phase(*c, phase::serving);
-  requests_.fetch_add(1);
-  bool last = c->remaining <= 1 || stopping_;
   std::weak_ptr<mailbox> mail = mail_;
-  pool_->enqueue([this, c, last, mail] {
+  ++queued_;
+  pool_->enqueue([this, c, mail] {
+    --queued_;
     bool keep = false;
-    {
-      http_connection::scope current{*c->http};
-      bool closed = false;
-      keep = serve_(*c->http, last, closed) && !closed && !last;
-      keep = c->http->flush() && keep && !c->http->closing();
-    }
+    auto requests = work(c, keep);
     if (auto box = mail.lock())
-      box->post({mailbox::kind::served, c->id, -1, keep});
+      box->post({mailbox::kind::served, c->id, -1, keep, requests});
   });
 }
 
-void connection_reactor::served(const connection_ptr& c, bool keep) {
-  if (c->remaining > 0)
-    --c->remaining;
+namespace {
+
+/// The calling worker's own wake-up descriptor (made on first use).
+int worker_wake_fd() {
+  thread_local struct holder {
+    int fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    ~holder() {
+      if (fd >= 0)
+        ::close(fd);
+    }
+  } wake;
+  return wake.fd;
+}
+
+void drain_wake(int fd) {
+  std::uint64_t count;
+  while (::read(fd, &count, sizeof(count)) > 0) {
+  }
+}
+
+} // namespace
+
+std::size_t connection_reactor::work(const connection_ptr& c, bool& keep) {
+  auto& http = *c->http;
+  http_connection::scope current{http};
+  std::size_t requests = 0;
+  // c->remaining belongs to the loop, which does not touch it while a
+  // worker has the connection.
+  auto serve_one = [&] {
+    ++requests;
+    requests_.fetch_add(1);
+    bool last = c->remaining <= requests || stopping_flag_;
+    bool closed = false;
+    keep = serve_(http, last, closed) && !closed && !last;
+    keep = http.flush() && keep && !http.closing();
+  };
+  serve_one();
+  if (!keep || options_.linger.count() <= 0)
+    return requests;
+  auto wake = worker_wake_fd();
+  if (wake < 0)
+    return requests;
+  drain_wake(wake);
+  {
+    std::lock_guard<std::mutex> lock{c->owner_mutex};
+    c->worker_wake = wake;
+  }
+  auto until = std::chrono::steady_clock::now() + options_.linger;
+  auto cap = options_.framing.max_head + options_.framing.max_chunked;
+  for (;;) {
+    bool reply_closes = false;
+    auto progress = http.take_reply(reply_closes);
+    if (progress == http_connection::reply_progress::out) {
+      if ((http.has_output() && !http.flush()) || reply_closes) {
+        keep = false;
+        break;
+      }
+    }
+    bool pending = progress == http_connection::reply_progress::pending;
+    if (!pending && !http.unread().empty()) {
+      // A whole next request is served here; a partial or refused one
+      // is the loop's.
+      auto framing = frame_request(http.unread(), options_.framing);
+      if (framing.what == request_framing::verdict::complete) {
+        serve_one();
+        if (!keep)
+          break;
+        until = std::chrono::steady_clock::now() + options_.linger;
+        continue;
+      }
+    }
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      until - std::chrono::steady_clock::now());
+    if (queued_ > 0 || stopping_flag_ || left.count() <= 0
+        || http.unread().size() >= cap)
+      break;
+    {
+      // Waiting for the reply alone (the next request is here): the
+      // delivering thread must wake us; else the client's next bytes do.
+      std::lock_guard<std::mutex> lock{c->owner_mutex};
+      c->worker_wants_reply = pending && !http.unread().empty();
+    }
+    if (pending && !http.unread().empty() && !http.reply_pending())
+      continue; // it came meanwhile
+    pollfd fds[2] = {{http.fd(), static_cast<short>(POLLIN | POLLRDHUP), 0},
+                     {wake, POLLIN, 0}};
+    auto n = ::poll(fds, 2, static_cast<int>(left.count()) + 1);
+    if (n < 0 && errno != EINTR)
+      break;
+    if (fds[1].revents != 0)
+      drain_wake(wake);
+    if ((fds[0].revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0)
+      break; // the loop sees the hang-up too
+    if ((fds[0].revents & POLLIN) != 0 && http.pull(cap).closed)
+      break;
+  }
+  std::lock_guard<std::mutex> lock{c->owner_mutex};
+  c->worker_wake = -1;
+  c->worker_wants_reply = false;
+  return requests;
+}
+
+void connection_reactor::served(const connection_ptr& c, bool keep,
+                                std::size_t requests) {
+  c->remaining -= std::min(c->remaining, requests);
   keep = keep && c->remaining > 0 && !c->close_after && !stopping_;
   bool reply_closes = false;
   switch (c->http->take_reply(reply_closes)) {
@@ -503,10 +625,8 @@ void connection_reactor::flush_then(const connection_ptr& c, bool keep) {
   pool_->enqueue([c, keep, mail] {
     auto ok = c->http->flush();
     if (auto box = mail.lock())
-      box->post({mailbox::kind::served, c->id, -1, ok && keep});
+      box->post({mailbox::kind::served, c->id, -1, ok && keep, 0});
   });
-  // served() counts a request per worker pass: this pass is the same one.
-  ++c->remaining;
 }
 
 void connection_reactor::next_request(const connection_ptr& c) {

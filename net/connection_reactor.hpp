@@ -52,6 +52,11 @@ struct reactor_options {
   /// An eventfd whose signal ends a worker's wait for bytes (shutdown), or
   /// -1.
   int stop_fd = -1;
+  /// After a reply, the worker keeps a busy connection this long for its
+  /// next request (and a deferred reply), unless other requests wait for a
+  /// worker: a keep-alive client's next call then costs no hand-over. 0:
+  /// every connection goes back to the loop at once.
+  std::chrono::milliseconds linger{20};
 };
 
 /// What the loop counts, for /metrics.
@@ -123,7 +128,10 @@ private:
   /// Reads what arrived; hands a whole request to a worker.
   void read_request(const connection_ptr& c);
   void dispatch(const connection_ptr& c);
-  void served(const connection_ptr& c, bool keep);
+  /// On a worker: serves the connection's whole request, then lingers.
+  /// Returns the requests served and whether the connection may go on.
+  std::size_t work(const connection_ptr& c, bool& keep);
+  void served(const connection_ptr& c, bool keep, std::size_t requests);
   void reply_ready(const connection_ptr& c);
   /// The connection waits for its next request (or serves a pipelined one).
   void next_request(const connection_ptr& c);
@@ -149,6 +157,9 @@ private:
   std::unordered_map<std::string, std::size_t> per_client_;
   std::uint64_t next_id_ = 0;
   bool stopping_ = false;
+  std::atomic<bool> stopping_flag_{false};
+  /// Requests handed to the pool and not yet taken by a worker.
+  std::atomic<int64_t> queued_{0};
   std::chrono::steady_clock::time_point last_expiry_;
   // Counters, read from any thread.
   std::atomic<int64_t> accepted_{0};

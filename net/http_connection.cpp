@@ -98,7 +98,7 @@ deferred_reply::deferred_reply(int fd, int wake_fd, bool send_here,
                                bool close, std::string keep_alive,
                                std::function<void()> on_abandon,
                                std::function<std::chrono::steady_clock::time_point()> now,
-                               std::function<void()> notify)
+                               std::function<void(bool sent)> notify)
   : fd_(fd),
     wake_fd_(wake_fd),
     send_here_(send_here),
@@ -111,9 +111,9 @@ deferred_reply::deferred_reply(int fd, int wake_fd, bool send_here,
   owner_waiting_ = static_cast<bool>(notify_);
 }
 
-void deferred_reply::wake() const {
+void deferred_reply::wake(bool sent) const {
   if (notify_) {
-    notify_();
+    notify_(sent);
     return;
   }
   std::uint64_t one = 1;
@@ -165,13 +165,13 @@ void deferred_reply::deliver(int status, std::string_view content_type,
       state_ = state::sent;
       sent_at_ = now_ ? now_() : std::chrono::steady_clock::now();
       if (owner_waiting_)
-        wake();
+        wake(true);
       return;
     }
   }
   bytes_ = bytes.substr(sent);
   state_ = state::handed_back;
-  wake();
+  wake(false);
 }
 
 bool deferred_reply::abandon() {
@@ -397,6 +397,13 @@ http_connection::reply_progress http_connection::take_reply(bool& close) {
   }
   deferred_.reset();
   return reply_progress::out;
+}
+
+bool http_connection::reply_pending() const {
+  if (!deferred_)
+    return false;
+  std::lock_guard<std::mutex> lock{deferred_->mutex_};
+  return deferred_->state_ == deferred_reply::state::pending;
 }
 
 void http_connection::abandon_reply() {

@@ -75,10 +75,11 @@ private:
   deferred_reply(int fd, int wake_fd, bool send_here, bool close,
                  std::string keep_alive, std::function<void()> on_abandon,
                  std::function<std::chrono::steady_clock::time_point()> now,
-                 std::function<void()> notify = {});
+                 std::function<void(bool sent)> notify = {});
 
-  /// Wakes the connection's thread (under mutex_).
-  void wake() const;
+  /// Wakes the connection's thread (under mutex_); `sent` when the reply
+  /// went out whole (else its bytes wait in bytes_).
+  void wake(bool sent) const;
   /// The connection gives up on a pending reply (the client hung up, or
   /// the connection ends): on_abandon runs and a later deliver() writes
   /// nothing. False when the reply was no longer pending.
@@ -101,7 +102,7 @@ private:
   std::function<std::chrono::steady_clock::time_point()> now_;
   /// Set under an event loop (connection_reactor): called, instead of the
   /// wake-up descriptor, whenever the reply is sent or handed back.
-  std::function<void()> notify_;
+  std::function<void(bool sent)> notify_;
 };
 
 class http_connection final : public httplib::Stream {
@@ -194,7 +195,7 @@ public:
   void send_now(std::string_view bytes);
   /// Deferred replies wake the event loop through `notify` instead of a
   /// descriptor of their own.
-  void set_notifier(std::function<void()> notify) {
+  void set_notifier(std::function<void(bool sent)> notify) {
     notifier_ = std::move(notify);
   }
   enum class reply_progress { none, pending, out };
@@ -203,6 +204,8 @@ public:
   /// its bytes wait in the write buffer for flush()). `close` says whether
   /// the connection ends with it.
   reply_progress take_reply(bool& close);
+  /// Whether a deferred reply is still pending (nothing is taken).
+  bool reply_pending() const;
   /// The client hung up before its deferred reply: abandons it.
   void abandon_reply();
   /// Whether reply bytes wait for flush().
@@ -269,7 +272,7 @@ private:
   /// Drops what httplib writes (its reply to a deferred request).
   bool discarding_ = false;
   std::shared_ptr<deferred_reply> deferred_;
-  std::function<void()> notifier_;
+  std::function<void(bool sent)> notifier_;
   /// Wakes this connection's thread for a deferred reply; made on first use.
   int wake_fd_ = -1;
   clock::time_point deadline_ = clock::time_point::max();

@@ -163,6 +163,27 @@ public:
     });
   }
 
+  outcome<std::optional<bool>> save_capped(const std::string& principal,
+                                           const user_variable& v,
+                                           std::size_t cap) override {
+    return attempt("save", [&](pqxx::connection& c) -> std::optional<bool> {
+      pqxx::work txn{c};
+      // One principal's saves take turns, whichever replica runs them:
+      // the count cannot change between the check and the insert.
+      txn.exec_prepared("lock_principal", principal);
+      auto census = txn.exec_prepared("census", principal, v.key);
+      auto held = census[0][0].as<int64_t>();
+      auto exists = census[0][1].as<bool>();
+      if (!exists && static_cast<std::size_t>(held) >= cap) {
+        txn.abort();
+        return std::nullopt;
+      }
+      auto rows = write(txn, "save", principal, v);
+      txn.commit();
+      return !rows.empty() && !rows[0][0].as<bool>();
+    });
+  }
+
   outcome<std::size_t> count(const std::string& principal) override {
     return attempt("count", [&](pqxx::connection& c) {
       pqxx::read_transaction txn{c};
@@ -248,6 +269,10 @@ private:
                           "AND key = $2");
       c->prepare("count", "SELECT count(*) FROM user_variables "
                           "WHERE principal = $1");
+      c->prepare("lock_principal",
+                 "SELECT pg_advisory_xact_lock(hashtextextended($1, 7001))");
+      c->prepare("census", "SELECT count(*), coalesce(bool_or(key = $2), "
+                           "false) FROM user_variables WHERE principal = $1");
       conn_ = std::move(c);
     }
     return *conn_;

@@ -279,6 +279,49 @@ outcome<bool> variable_database::erase(const std::string& principal,
   return sqlite3_changes(impl_->db) > 0;
 }
 
+outcome<std::optional<bool>>
+variable_database::save_capped(const std::string& principal,
+                               const user_variable& v, std::size_t cap) {
+  // BEGIN IMMEDIATE takes the write lock first: another connection's save
+  // waits (busy timeout) until this one has counted and written.
+  char* error = nullptr;
+  if (sqlite3_exec(impl_->db, "BEGIN IMMEDIATE", nullptr, nullptr, &error)
+      != SQLITE_OK) {
+    sqlite3_free(error);
+    return storage_failure(impl_->db, "save");
+  }
+  auto finish = [&](const char* sql) {
+    sqlite3_exec(impl_->db, sql, nullptr, nullptr, nullptr);
+  };
+  auto existing = list(principal, v.key);
+  if (!existing) {
+    finish("ROLLBACK");
+    return existing.error();
+  }
+  if (existing->empty()) {
+    auto n = count(principal);
+    if (!n) {
+      finish("ROLLBACK");
+      return n.error();
+    }
+    if (*n >= cap) {
+      finish("ROLLBACK");
+      return std::optional<bool>{};
+    }
+  }
+  auto saved = save(principal, v);
+  if (!saved) {
+    finish("ROLLBACK");
+    return saved.error();
+  }
+  if (sqlite3_exec(impl_->db, "COMMIT", nullptr, nullptr, nullptr)
+      != SQLITE_OK) {
+    finish("ROLLBACK");
+    return storage_failure(impl_->db, "save");
+  }
+  return std::optional<bool>{*saved};
+}
+
 outcome<std::size_t> variable_database::count(const std::string& principal) {
   statement select{impl_->db, "SELECT COUNT(*) FROM user_variables "
                               "WHERE principal = ?1"};

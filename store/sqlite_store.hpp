@@ -31,6 +31,9 @@ public:
   outcome<bool> erase(const std::string& principal,
                       const std::string& key) override;
   outcome<std::size_t> count(const std::string& principal) override;
+  outcome<std::optional<bool>> save_capped(const std::string& principal,
+                                           const user_variable& variable,
+                                           std::size_t cap) override;
   outcome<std::vector<std::pair<std::string, user_variable>>>
   dump() override;
   outcome<bool> import(const std::string& principal,

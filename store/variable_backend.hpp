@@ -39,6 +39,13 @@ public:
   virtual outcome<bool> erase(const std::string& principal,
                               const std::string& key) = 0;
   virtual outcome<std::size_t> count(const std::string& principal) = 0;
+  /// Saves like save(), unless the key is new and the principal holds
+  /// `cap` variables already: then nothing is written and the answer is
+  /// nullopt. The check and the write are one transaction, so concurrent
+  /// saves (other connections, other replicas) never pass the cap.
+  virtual outcome<std::optional<bool>>
+  save_capped(const std::string& principal, const user_variable& variable,
+              std::size_t cap) = 0;
   /// Every principal's variables, by principal and key (migrate-store).
   virtual outcome<std::vector<std::pair<std::string, user_variable>>>
   dump() = 0;

@@ -15,6 +15,8 @@
 #include <catch2/catch.hpp>
 #include <sqlite3.h>
 
+#include "support/capped_saves.hpp"
+
 using namespace transitd;
 using namespace std::chrono_literals;
 
@@ -193,6 +195,14 @@ TEST_CASE("a store of session-owned variables migrates to `local` (D17 "
 TEST_CASE("an unusable path fails loudly", "[variable_store][sqlite]") {
   CHECK_THROWS_WITH(variable_database{"/nonexistent-dir/x/variables.db"},
                     Catch::Contains("/nonexistent-dir/x/variables.db"));
+}
+
+TEST_CASE("the cap holds under concurrent saves on SQLite connections",
+          "[variable_store][sqlite][cap]") {
+  temp_dir dir;
+  auto file = (dir.path / "vars.db").string();
+  test::check_capped_saves(
+    [&] { return std::make_unique<variable_database>(file); });
 }
 
 TEST_CASE("the store actor: save, list, resolve, delete, limits",

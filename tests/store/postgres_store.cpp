@@ -22,6 +22,7 @@
 #include "transitd/store/sqlite_store.hpp"
 #include "transitd/messages/caf_glue.hpp"
 #include "transitd/messages/time.hpp"
+#include "support/capped_saves.hpp"
 #include "support/servers.hpp"
 #include "transitd/transport/migrate_store.hpp"
 
@@ -178,6 +179,16 @@ TEST_CASE("PostgreSQL store: the same rules as SQLite, shared by replicas, "
   CHECK(read_through(second, "back"));
   caf::anon_send_exit(first, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(second, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("PostgreSQL store: the cap holds under concurrent saves from "
+          "several connections (replicas)",
+          "[variable_store][postgres][cap]") {
+  if (!test::server_available("postgres", "postgresql"))
+    return;
+  test::postgres_server server;
+  test::check_capped_saves(
+    [&] { return open_postgres_store(server.url(), 10000); });
 }
 
 TEST_CASE("PostgreSQL store: a newer schema is refused; migrate-store "
