@@ -20,6 +20,12 @@ token_bucket::token_bucket(double rate, double burst)
   : rate_(rate), burst_(std::max(1.0, burst)), tokens_(burst_) {
 }
 
+void token_bucket::drain(int64_t now_ms) {
+  started_ = true;
+  tokens_ = 0;
+  last_ms_ = now_ms;
+}
+
 void token_bucket::refill(int64_t now_ms) {
   if (!started_) {
     started_ = true;
@@ -81,6 +87,12 @@ void rate_limits::hold(const std::string& key, int64_t until_ms) {
   e.hold_until_ms = std::max(e.hold_until_ms, until_ms);
 }
 
+void rate_limits::drain(const std::string& key, int64_t now_ms) {
+  auto it = entries_.find(key);
+  if (it != entries_.end() && it->second.has_bucket)
+    it->second.bucket.drain(now_ms);
+}
+
 bool rate_limits::limited(const std::string& key) const {
   auto it = entries_.find(key);
   return it != entries_.end() && it->second.has_bucket;
@@ -102,7 +114,7 @@ std::vector<rate_limit> replica_share(const std::vector<rate_limit>& limits,
     if (!limit.shared)
       continue;
     auto burst = limit.burst > 0 ? limit.burst : limit.rate;
-    limit.rate /= n;
+    limit.rate = limit.rate >= n ? std::floor(limit.rate / n) : limit.rate / n;
     limit.burst = std::max(1.0, std::floor(burst / n));
     out.push_back(std::move(limit));
   }
@@ -176,6 +188,13 @@ rate_limiter_actor::behavior_type shared_rate_limiter(
       auto local = [self, key = request.key]() {
         auto& st = self->state;
         ++st.fallbacks[key];
+        // Redis just left (or was never reached): this replica's share
+        // starts empty, as the fleet may have spent this second already.
+        auto was = st.on_redis.find(key);
+        if (was == st.on_redis.end() || was->second) {
+          st.fallback.drain(key, clock_ms(self));
+          st.on_redis[key] = false;
+        }
         auto p = st.fallback.acquire(key, clock_ms(self));
         st.limits.record(key, p.granted);
         return p;
@@ -197,6 +216,7 @@ rate_limiter_actor::behavior_type shared_rate_limiter(
               return;
             }
             self->state.limits.record(key, p->granted);
+            self->state.on_redis[key] = true;
             rp.deliver(*p);
           },
           [rp, local](caf::error&) mutable { rp.deliver(local()); });

@@ -22,6 +22,9 @@ class token_bucket {
 public:
   explicit token_bucket(double rate = 10, double burst = 10);
 
+  /// Empties the bucket at `now_ms`: its next token comes 1/rate later.
+  void drain(int64_t now_ms);
+
   /// Takes one token at `now_ms`. Returns 0 when taken, else the
   /// milliseconds until one is back (at least 1).
   int64_t try_take(int64_t now_ms);
@@ -58,7 +61,9 @@ struct shared_quota {
   int32_t timeout_ms = 1000;
 };
 
-/// A replica's share of `limits` while the shared quota is unreachable.
+/// A replica's share of `limits` while the shared quota is unreachable:
+/// rate R/N rounded down to whole requests a second when R >= N (so that
+/// N replicas together never pass R in a second), burst B/N (at least 1).
 std::vector<rate_limit> replica_share(const std::vector<rate_limit>& limits,
                                       int32_t replicas);
 
@@ -73,6 +78,10 @@ public:
 
   /// Refuses `key` until `until_ms` (extends, never shortens).
   void hold(const std::string& key, int64_t until_ms);
+
+  /// Empties `key`'s bucket at `now_ms` (a replica's share when Redis has
+  /// just left: what Redis gave this second must not be given again).
+  void drain(const std::string& key, int64_t now_ms);
 
   /// Whether `key` has a configured limit.
   bool limited(const std::string& key) const;
@@ -103,6 +112,9 @@ struct rate_limiter_state {
   shared_quota shared;
   rate_limits fallback;
   std::unordered_map<std::string, int64_t> fallbacks;
+  /// Keys whose last permit Redis decided: the next local one starts from
+  /// an empty bucket.
+  std::unordered_map<std::string, bool> on_redis;
 };
 
 /// RATE_LIMITER's behavior; time comes from the actor clock, so tests on

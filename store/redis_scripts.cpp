@@ -31,7 +31,12 @@ if rate <= 0 then return {1, 0} end
 local s = redis.call('HMGET', KEYS[1], 'tokens', 'ms')
 local tokens = tonumber(s[1])
 local last = tonumber(s[2])
-if tokens == nil or last == nil then tokens = burst last = now end
+if tokens == nil or last == nil then
+  -- A bucket made afresh (a new or restarted Redis) starts empty and
+  -- quiet for a second: the replicas' own shares may have spent this one.
+  tokens = 0
+  last = now + 1000
+end
 if now > last then
   tokens = math.min(burst, tokens + (now - last) * rate / 1000)
   last = now
@@ -43,9 +48,10 @@ if tokens >= 1 then
   granted = 1
 else
   wait = math.max(1, math.ceil((1 - tokens) * 1000 / rate))
+  if last > now then wait = wait + (last - now) end
 end
 redis.call('HSET', KEYS[1], 'tokens', string.format('%.6f', tokens), 'ms', last)
-redis.call('PEXPIRE', KEYS[1], math.ceil(burst * 1000 / rate) + 60000)
+redis.call('PEXPIRE', KEYS[1], math.ceil(burst * 1000 / rate) + 3600000)
 return {granted, wait}
 )lua";
 

@@ -4,12 +4,15 @@
 
 #include "transitd/actors/shared_state.hpp"
 
+#include <cmath>
 #include <map>
 #include <memory>
+#include <thread>
 
 #include <caf/binary_serializer.hpp>
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
+
 #include <catch2/catch.hpp>
 
 #include "transitd/actors/provider_cache.hpp"
@@ -141,11 +144,14 @@ TEST_CASE("a replica's share of the shared limits", "[shared]") {
                                  {"tool:x", 5, 5, false}};
   auto share = replica_share(limits, 3);
   REQUIRE(share.size() == 2); // the per-replica tool limit stays as it is
-  CHECK(share[0].rate == Approx(50.0 / 3));
+  // Whole requests a second, rounded down: 3 replicas never pass 50.
+  CHECK(share[0].rate == Approx(16));
   CHECK(share[0].burst == 16);
-  CHECK(share[1].rate == Approx(8.0 / 3));
+  CHECK(share[1].rate == Approx(2));
   CHECK(share[1].burst == 2); // burst 0 means the rate
   CHECK(replica_share({{"upstream:c", 2, 2, true}}, 5)[0].burst == 1);
+  // Fewer requests than replicas: a fraction each.
+  CHECK(replica_share({{"upstream:c", 2, 2, true}}, 5)[0].rate == Approx(0.4));
   CHECK(replica_share(limits, 0)[0].rate == 50); // nonsense count: 1
 }
 
@@ -280,7 +286,12 @@ TEST_CASE_METHOD(test::deterministic_fixture,
   CHECK(ask("tool:t").granted);
   CHECK_FALSE(ask("tool:t").granted);
   CHECK(script->seen.size() == 2);
-  // Unreachable: this replica's share, 8 / 4 = 2 per second, burst 2.
+  // Unreachable: this replica's share, 8 / 4 = 2 per second, burst 2,
+  // starting empty (Redis may have given this second's requests already).
+  auto first_local = ask("upstream:u");
+  CHECK_FALSE(first_local.granted);
+  CHECK(first_local.retry_after_ms == 500);
+  sched.advance_time(1000ms);
   CHECK(ask("upstream:u").granted);
   CHECK(ask("upstream:u").granted);
   auto share = ask("upstream:u");
@@ -303,6 +314,13 @@ TEST_CASE_METHOD(test::deterministic_fixture,
   auto held = ask("upstream:u");
   CHECK_FALSE(held.granted);
   CHECK(held.retry_after_ms == 1000);
+  // Redis back, then gone again: the local share starts empty again.
+  sched.advance_time(5s);
+  script->answers = {array({"1", "0"})};
+  CHECK(ask("upstream:u").granted);
+  auto again = ask("upstream:u");
+  CHECK_FALSE(again.granted);
+  CHECK(again.retry_after_ms == 500);
   counters c;
   self->send(limiter, get_counters{});
   sched.run();
@@ -311,7 +329,114 @@ TEST_CASE_METHOD(test::deterministic_fixture,
   for (const auto& [name, value] : c.values)
     if (name == "upstream:u.fallbacks")
       fallbacks = value;
-  CHECK(fallbacks == 4);
+  CHECK(fallbacks == 6);
+}
+
+namespace {
+
+/// A REDIS that keeps the quota's buckets as the bucket script does (a
+/// bucket made afresh: empty and quiet for a second), on the actor clock,
+/// or is down; `restart` forgets every bucket.
+struct bucket_redis {
+  struct bucket {
+    double tokens = 0;
+    int64_t last = 0;
+  };
+  std::map<std::string, bucket> buckets;
+  bool down = false;
+};
+
+redis_actor::behavior_type
+bucket_server(redis_actor::pointer self, std::shared_ptr<bucket_redis> db) {
+  return {
+    [self, db](const redis_command& c) {
+      if (db->down || c.argv.size() < 7)
+        return redis_result{};
+      auto now = clock_ms(self);
+      auto rate = std::stod(c.argv[5]);
+      auto burst = std::stod(c.argv[6]);
+      auto [it, fresh] = db->buckets.try_emplace(c.argv[3]);
+      auto& b = it->second;
+      if (fresh)
+        b = {0, now + 1000};
+      if (now > b.last) {
+        b.tokens = std::min(burst, b.tokens + (now - b.last) * rate / 1000);
+        b.last = now;
+      }
+      if (b.tokens >= 1) {
+        b.tokens -= 1;
+        return array({"1", "0"});
+      }
+      auto wait = static_cast<int64_t>(std::ceil((1 - b.tokens) * 1000 / rate));
+      if (b.last > now)
+        wait += b.last - now;
+      return array({"0", std::to_string(std::max<int64_t>(1, wait))});
+    },
+    [](get_counters) { return counters{}; },
+  };
+}
+
+/// `replicas` limiters sharing a quota of 5 a second, each asking for a
+/// permit every 20 ms (virtual time) for 12 s, Redis leaving at 3.5 s and
+/// coming back (afresh, empty) at 7.5 s: the permits granted fleet-wide in
+/// each second.
+std::vector<int> fleet_seconds(test::deterministic_fixture& f, int replicas) {
+  auto db = std::make_shared<bucket_redis>();
+  auto redis = f.sys.spawn(bucket_server, db);
+  std::vector<rate_limiter_actor> fleet;
+  for (int i = 0; i < replicas; ++i) {
+    shared_quota quota;
+    quota.redis = redis;
+    quota.replicas = replicas;
+    fleet.push_back(f.sys.spawn(shared_rate_limiter,
+                                std::vector<rate_limit>{
+                                  {"upstream:u", 5, 1, true}},
+                                quota));
+  }
+  std::vector<int> per_second(12, 0);
+  for (int tick = 0; tick < 600; ++tick) {
+    auto t = tick * 20;
+    if (t == 3500)
+      db->down = true;
+    if (t == 7500) {
+      db->down = false;
+      db->buckets.clear(); // a restarted Redis holds nothing
+    }
+    for (auto& replica : fleet) {
+      f.self->send(replica, acquire_permit{"upstream:u"});
+      f.sched.run();
+      f.self->receive([&](permit& p) {
+        if (p.granted)
+          ++per_second[static_cast<std::size_t>(t / 1000)];
+      });
+    }
+    f.sched.advance_time(std::chrono::milliseconds{20});
+  }
+  return per_second;
+}
+
+} // namespace
+
+TEST_CASE_METHOD(test::deterministic_fixture,
+                 "the quota across replicas: no second sees more than it "
+                 "when Redis leaves or comes back, with 3 and with 5 "
+                 "replicas",
+                 "[shared][rate_limit][actor][quota]") {
+  for (int replicas : {3, 5}) {
+    auto seconds = fleet_seconds(*this, replicas);
+    int total = 0;
+    for (std::size_t s = 0; s < seconds.size(); ++s) {
+      INFO(replicas << " replicas, second " << s);
+      CHECK(seconds[s] <= 5);
+      total += seconds[s];
+    }
+    // ... and the quota is used: Redis's seconds give 5, the outage the
+    // replicas' whole shares.
+    CHECK(seconds[2] == 5);
+    CHECK(seconds[10] == 5);
+    CHECK(seconds[5] == (replicas == 3 ? 3 : 5));
+    CHECK(total >= 30);
+  }
 }
 
 TEST_CASE_METHOD(test::deterministic_fixture,
@@ -428,8 +553,17 @@ TEST_CASE("the shared bucket and hold-off on a real Redis",
   auto endpoint = parse_redis_url(server.url());
   REQUIRE(endpoint);
   redis_link link{*endpoint, {}};
-  // Two replicas' worth of takers on one bucket of 5 per second, burst 5:
-  // together they get 5 at once, then wait.
+  // A bucket made afresh starts empty and quiet for a second (the
+  // replicas' own shares may have spent it).
+  auto fresh = parse_bucket_reply(
+    link.run(bucket_command("t:", "upstream:u", 5, 5).argv, 0));
+  REQUIRE(fresh);
+  CHECK_FALSE(fresh->granted);
+  CHECK(fresh->retry_after_ms > 1000);
+  CHECK(fresh->retry_after_ms <= 1200);
+  // Two replicas' worth of takers on one bucket of 5 per second, burst 5,
+  // once full: together they get 5 at once, then wait.
+  std::this_thread::sleep_for(std::chrono::milliseconds{2300});
   int granted = 0;
   int64_t wait = 0;
   for (int i = 0; i < 10; ++i) {
