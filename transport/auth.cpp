@@ -1,5 +1,8 @@
 #include "transitd/transport/auth.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <algorithm>
 #include <cctype>
 #include <sstream>
@@ -119,8 +122,14 @@ std::optional<std::string_view> bearer_token(std::string_view authorization) {
 }
 
 bool is_loopback_address(std::string_view bind) {
-  return bind == "localhost" || bind == "::1" || bind == "[::1]"
-         || bind.rfind("127.", 0) == 0;
+  if (bind == "localhost" || bind == "::1" || bind == "[::1]")
+    return true;
+  // An IPv4 address in 127.0.0.0/8, written as one (not "127.evil.example").
+  std::string text{bind};
+  in_addr v4{};
+  if (::inet_pton(AF_INET, text.c_str(), &v4) != 1)
+    return false;
+  return (ntohl(v4.s_addr) >> 24) == 127;
 }
 
 } // namespace transitd

@@ -342,6 +342,9 @@ std::unique_ptr<CLI::App> make_app(daemon_config& cfg,
        "this server's canonical URI (https://host/mcp): the audience of "
        "OAuth tokens, named in /.well-known/oauth-protected-resource")
     ->check(not_empty("a URL"));
+  count("oauth-refresh-interval-s", cfg.oauth_refresh_interval_s, 0, 86400,
+        "a token naming an unknown key fetches the issuer's keys at most "
+        "this often");
   app->add_flag("--stdio", cfg.stdio,
                 "speak MCP over standard input and output (one JSON-RPC "
                 "message per line; logs on standard error) instead of HTTP");

@@ -57,6 +57,9 @@ struct daemon_config {
   /// tokens are accepted, and this server's canonical URI (their audience).
   std::vector<std::string> oauth_issuers;
   std::string oauth_resource;
+  /// A token naming an unknown key fetches the issuer's keys at most this
+  /// often.
+  int32_t oauth_refresh_interval_s = 30;
   /// Speak MCP over standard input and output instead of HTTP.
   bool stdio = false;
   /// Serve a non-loopback bind without authentication (warned about).

@@ -297,6 +297,8 @@ void daemon::wire(const std::string& station_dir, bool routing_demo,
     oauth::options oauth_opts;
     oauth_opts.issuers = cfg.oauth_issuers;
     oauth_opts.resource = cfg.oauth_resource;
+    oauth_opts.refresh_interval
+      = std::chrono::seconds{cfg.oauth_refresh_interval_s};
     endpoint_opts.oauth = std::make_shared<oauth::validator>(oauth_opts);
   }
   endpoint_opts.max_body_bytes = cfg.max_body_bytes;

@@ -7,6 +7,9 @@
 #include <mutex>
 #include <system_error>
 
+#include <spdlog/spdlog.h>
+
+#include "transitd/messages/time.hpp"
 #include "transitd/transport/http_fields.hpp"
 #include "transitd/transport/json_text.hpp"
 
@@ -126,6 +129,7 @@ http_reply endpoint::to_http(answer result) const {
   if (!result.session_id.empty())
     reply.headers.emplace_back("Mcp-Session-Id", result.session_id);
   if (!result.required_scope.empty()) {
+    note_refusal(403, "a token without the scope the tool needs");
     // RFC 6750 section 3.1: 403 with the scope that would do.
     std::string challenge = "Bearer error=\"insufficient_scope\", scope=\""
                             + result.required_scope + "\"";
@@ -180,7 +184,29 @@ endpoint::check_origin(const http_request& request) const {
 std::optional<http_reply> endpoint::screen(const http_request& request) const {
   if (auto refused = check_headers(request))
     return refused;
-  return check_origin(request);
+  auto refused = check_origin(request);
+  if (refused && refused->status == 403)
+    note_refusal(403, "Host or Origin not allowed");
+  return refused;
+}
+
+void endpoint::note_refusal(int status, std::string_view why) const {
+  auto& total = status == 401 ? refused_401_ : refused_403_;
+  auto& last = status == 401 ? logged_401_ms_ : logged_403_ms_;
+  auto& unlogged = status == 401 ? unlogged_401_ : unlogged_403_;
+  ++total;
+  auto now = now_ms();
+  auto before = last.load();
+  if (now - before < 1000 || !last.compare_exchange_strong(before, now)) {
+    ++unlogged;
+    return;
+  }
+  auto more = unlogged.exchange(0);
+  if (more > 0)
+    spdlog::warn("HTTP {}: {} ({} more since the last report)", status, why,
+                 more);
+  else
+    spdlog::warn("HTTP {}: {}", status, why);
 }
 
 std::optional<http_reply>
@@ -225,6 +251,7 @@ endpoint::authenticate(const http_request& request, credentials& who) const {
         : problem.empty()
           ? "Unauthorized: the bearer token is not valid"
           : "Unauthorized: the bearer token is not valid: " + problem;
+    note_refusal(401, !token ? "no bearer token" : "a bearer token refused");
     auto reply = rpc_error_reply(401, nullptr, json_rpc::invalid_request,
                                  message);
     std::string challenge = "Bearer realm=\"transitd\"";

@@ -7,6 +7,7 @@
 // codes, and the event stream of a call that reports as it runs. The HTTP
 // server only moves bytes; tests call handle() without sockets.
 
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -149,8 +150,24 @@ private:
   /// Checks header count and size against the limits.
   std::optional<http_reply> check_headers(const http_request& request) const;
 
+  /// Counts a 401 or 403 and logs it, at most one line a second per
+  /// status (with how many since the last), never a token's content.
+  void note_refusal(int status, std::string_view why) const;
+
   endpoint_options options_;
   std::shared_ptr<mcp::core> core_;
+  mutable std::atomic<uint64_t> refused_401_{0};
+  mutable std::atomic<uint64_t> refused_403_{0};
+  mutable std::atomic<int64_t> logged_401_ms_{0};
+  mutable std::atomic<int64_t> logged_403_ms_{0};
+  mutable std::atomic<uint64_t> unlogged_401_{0};
+  mutable std::atomic<uint64_t> unlogged_403_{0};
+
+public:
+  /// 401 and 403 answers so far.
+  uint64_t refused(int status) const {
+    return status == 401 ? refused_401_.load() : refused_403_.load();
+  }
 };
 
 /// Reply helpers (also used by the HTTP server for its own errors).

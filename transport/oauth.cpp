@@ -1,6 +1,7 @@
 #include "transitd/transport/oauth.hpp"
 
 #include <algorithm>
+#include <thread>
 
 #include <boost/json.hpp>
 #include <openssl/bn.h>
@@ -94,7 +95,12 @@ struct validator::issuer_keys {
   std::map<std::string, std::shared_ptr<const key>> by_kid;
   /// When the keys were last asked for (successfully or not).
   std::optional<std::chrono::steady_clock::time_point> last_fetch;
+  /// When the key set in hand is to be read again (its max-age).
+  std::optional<std::chrono::steady_clock::time_point> stale_at;
   bool fetching = false;
+  /// The background refresh of a stale key set (joined before the next,
+  /// and by the destructor; each ends within the fetch deadline).
+  std::thread refresher;
 };
 
 namespace {
@@ -237,9 +243,37 @@ std::vector<std::string> metadata_urls(const std::string& issuer) {
 
 } // namespace
 
-outcome<std::string> fetch_document(const std::string& url,
-                                    std::size_t max_bytes,
-                                    std::chrono::milliseconds timeout) {
+std::optional<std::chrono::seconds> cache_max_age(std::string_view value) {
+  std::optional<std::chrono::seconds> out;
+  std::size_t start = 0;
+  while (start <= value.size()) {
+    auto end = value.find(',', start);
+    if (end == std::string_view::npos)
+      end = value.size();
+    auto part = value.substr(start, end - start);
+    while (!part.empty() && part.front() == ' ')
+      part.remove_prefix(1);
+    while (!part.empty() && part.back() == ' ')
+      part.remove_suffix(1);
+    std::string lower;
+    for (char c : part)
+      lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    if (lower == "no-store" || lower == "no-cache")
+      return std::chrono::seconds{0};
+    if (lower.rfind("max-age=", 0) == 0) {
+      auto digits = lower.substr(8);
+      if (!digits.empty() && digits.size() <= 9
+          && digits.find_first_not_of("0123456789") == std::string::npos)
+        out = std::chrono::seconds{std::stoll(digits)};
+    }
+    start = end + 1;
+  }
+  return out;
+}
+
+outcome<document> fetch_document(const std::string& url,
+                                 std::size_t max_bytes,
+                                 std::chrono::milliseconds timeout) {
   http_fetch_request request;
   request.url = url;
   request.headers = {{"Accept", "application/json"}};
@@ -257,7 +291,13 @@ outcome<std::string> fetch_document(const std::string& url,
   auto& answer = std::get<http_fetch_response>(result);
   if (answer.status != 200)
     return fetch_failure(url, "HTTP " + std::to_string(answer.status));
-  return std::move(answer.body);
+  document out;
+  out.body = std::move(answer.body);
+  for (const auto& [name, value] : answer.headers)
+    if (name.size() == 13 && (name == "Cache-Control" || name == "cache-control"
+                              || name == "Cache-control"))
+      out.max_age = cache_max_age(value);
+  return out;
 }
 
 validator::validator(options opts, fetcher fetch)
@@ -276,21 +316,61 @@ validator::validator(options opts, fetcher fetch)
   }
 }
 
-validator::~validator() = default;
+validator::~validator() {
+  for (auto& [name, keys] : keys_)
+    if (keys->refresher.joinable())
+      keys->refresher.join();
+}
 
 std::optional<std::string> validator::refresh(issuer_keys& keys) {
+  std::optional<std::string> failed;
+  std::optional<std::chrono::seconds> max_age;
+  try {
+    failed = fetch_keys(keys, max_age);
+  } catch (const std::exception& ex) {
+    failed = ex.what();
+  }
+  std::lock_guard<std::mutex> guard{mutex_};
+  keys.fetching = false;
+  if (!failed) {
+    auto age = std::clamp<std::chrono::seconds>(
+      max_age.value_or(options_.default_max_age),
+      std::chrono::duration_cast<std::chrono::seconds>(
+        options_.refresh_interval),
+      std::chrono::seconds{86400});
+    keys.stale_at = std::chrono::steady_clock::now() + age;
+  }
+  return failed;
+}
+
+std::optional<std::string>
+validator::fetch_keys(issuer_keys& keys,
+                      std::optional<std::chrono::seconds>& max_age) {
   // Outside the lock: the fetches take time, and `keys` is the issuer's
-  // own (only one refresh runs at a time: `fetching`).
+  // own (only one refresh runs at a time: `fetching`). One deadline for
+  // all of them.
+  auto deadline = std::chrono::steady_clock::now() + options_.fetch_deadline;
+  auto budget = [&]() -> std::optional<std::chrono::milliseconds> {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0)
+      return std::nullopt;
+    return std::min(left, options_.fetch_timeout);
+  };
+  auto too_slow = "the issuer's metadata and keys took longer than "
+                  + std::to_string(options_.fetch_deadline.count()) + " ms";
   std::string jwks_uri;
   std::string why = "no metadata";
   for (const auto& url : metadata_urls(keys.issuer)) {
-    auto body = fetch_(url, options_.max_document_bytes,
-                       options_.fetch_timeout);
-    if (!body) {
-      why = body.error().message;
+    auto time = budget();
+    if (!time)
+      return too_slow;
+    auto fetched = fetch_(url, options_.max_document_bytes, *time);
+    if (!fetched) {
+      why = fetched.error().message;
       continue;
     }
-    auto document = parse_object(*body);
+    auto document = parse_object(fetched->body);
     if (!document) {
       why = "the metadata at " + redact_url(url) + " is not a JSON object";
       continue;
@@ -314,11 +394,14 @@ std::optional<std::string> validator::refresh(issuer_keys& keys) {
   }
   if (jwks_uri.empty())
     return why;
-  auto body = fetch_(jwks_uri, options_.max_document_bytes,
-                     options_.fetch_timeout);
-  if (!body)
-    return body.error().message;
-  auto document = parse_object(*body);
+  auto time = budget();
+  if (!time)
+    return too_slow;
+  auto fetched = fetch_(jwks_uri, options_.max_document_bytes, *time);
+  if (!fetched)
+    return fetched.error().message;
+  max_age = fetched->max_age;
+  auto document = parse_object(fetched->body);
   auto keys_it = document ? document->find("keys") : nullptr;
   if (!document || keys_it == document->end() || !keys_it->value().is_array())
     return "the JWKS at " + redact_url(jwks_uri) + " has no \"keys\" array";
@@ -350,52 +433,78 @@ std::optional<std::string> validator::refresh(issuer_keys& keys) {
 
 std::shared_ptr<const validator::key>
 validator::find_key(const std::string& issuer, const std::string& kid,
-                    std::string& why) {
-  issuer_keys* keys = nullptr;
-  {
-    std::lock_guard<std::mutex> guard{mutex_};
-    auto it = keys_.find(issuer);
-    if (it == keys_.end()) {
-      why = "the token's issuer is not accepted here";
-      return nullptr;
-    }
-    keys = it->second.get(); // keys_ never changes after construction
-  }
-  std::unique_lock<std::mutex> lock{mutex_};
-  // A fetch in flight (the first token after a start, a rotation) is
-  // waited for: it may bring this very key. Bounded by the fetches'
-  // timeouts; a throwing fetcher resets the flag too.
-  fetched_.wait_for(lock, 4 * options_.fetch_timeout + std::chrono::seconds{1},
-                    [&] { return !keys->fetching; });
-  if (auto k = keys->by_kid.find(kid); k != keys->by_kid.end())
-    return k->second;
-  auto now = std::chrono::steady_clock::now();
-  if (keys->fetching
-      || (keys->last_fetch
-          && now - *keys->last_fetch < options_.refresh_interval)) {
-    why = "no key \"" + kid + "\" in the issuer's key set";
+                    const std::string& alg, std::string& why) {
+  auto it = keys_.find(issuer); // keys_ never changes after construction
+  if (it == keys_.end()) {
+    why = "the token's issuer is not accepted here";
     return nullptr;
   }
-  keys->fetching = true;
-  keys->last_fetch = now;
-  lock.unlock();
-  std::optional<std::string> failed;
-  try {
-    failed = refresh(*keys);
-  } catch (const std::exception& ex) {
-    failed = ex.what();
+  auto& keys = *it->second;
+  // The key in hand, by kid, or the one key of the token's algorithm when
+  // the token names none.
+  auto lookup = [&]() -> std::shared_ptr<const key> {
+    if (!kid.empty()) {
+      auto k = keys.by_kid.find(kid);
+      return k == keys.by_kid.end() ? nullptr : k->second;
+    }
+    std::shared_ptr<const key> only;
+    for (const auto& [id, k] : keys.by_kid) {
+      if (k->alg != alg)
+        continue;
+      if (only)
+        return nullptr; // more than one: the token must say which
+      only = k;
+    }
+    return only;
+  };
+  auto unknown = [&] {
+    return kid.empty() ? "the token names no key (kid) and the issuer has "
+                         "not exactly one " + alg + " key"
+                       : "no key \"" + kid + "\" in the issuer's key set";
+  };
+  std::unique_lock<std::mutex> lock{mutex_};
+  auto now = std::chrono::steady_clock::now();
+  auto may_fetch = !keys.fetching
+                   && (!keys.last_fetch
+                       || now - *keys.last_fetch >= options_.refresh_interval);
+  if (auto found = lookup()) {
+    // Cached: used at once. A stale set is read again behind it.
+    if (keys.stale_at && now >= *keys.stale_at && may_fetch) {
+      keys.fetching = true;
+      keys.last_fetch = now;
+      if (keys.refresher.joinable())
+        keys.refresher.join(); // finished: `fetching` was clear
+      keys.refresher = std::thread{[this, &keys] {
+        if (auto failed = refresh(keys))
+          spdlog::warn("OAuth: cannot refresh the keys of {}: {}",
+                       keys.issuer, *failed);
+      }};
+    }
+    return found;
   }
+  if (keys.fetching) {
+    why = unknown() + " (its keys are being fetched; retry shortly)";
+    return nullptr;
+  }
+  if (!may_fetch) {
+    why = unknown();
+    return nullptr;
+  }
+  // Unknown: this request fetches (others are refused meanwhile), within
+  // the fetch deadline.
+  keys.fetching = true;
+  keys.last_fetch = now;
+  lock.unlock();
+  auto failed = refresh(keys);
   lock.lock();
-  keys->fetching = false;
-  fetched_.notify_all();
   if (failed) {
     spdlog::warn("OAuth: cannot refresh the keys of {}: {}", issuer, *failed);
     why = "the issuer's keys cannot be fetched; retry shortly";
     return nullptr;
   }
-  if (auto k = keys->by_kid.find(kid); k != keys->by_kid.end())
-    return k->second;
-  why = "no key \"" + kid + "\" in the issuer's key set";
+  if (auto found = lookup())
+    return found;
+  why = unknown();
   return nullptr;
 }
 
@@ -431,7 +540,7 @@ std::variant<identity, refusal> validator::validate(std::string_view token) {
       == options_.issuers.end())
     return invalid("the token's issuer is not accepted here");
   std::string why;
-  auto k = find_key(issuer, string_member(*header, "kid"), why);
+  auto k = find_key(issuer, string_member(*header, "kid"), alg, why);
   if (!k)
     return invalid(why);
   if (k->alg != alg)

@@ -12,10 +12,15 @@
 //
 // Keys come from the issuer's metadata (RFC 8414, then OpenID discovery):
 // fetched once, cached, and fetched again when a token names an unknown
-// `kid` (at most once per refresh interval), bounded in size and time.
+// `kid` (at most once per refresh interval, one fetch per issuer at a
+// time, each within an overall deadline), bounded in size. A token whose
+// key is cached never waits for a fetch: a fetch in flight refuses unknown
+// kids at once, and a key set past its Cache-Control max-age (10 minutes
+// without one) is fetched again in the background, so a key the issuer
+// withdraws stops working within that time. A token without `kid` is
+// checked against the issuer's one key of its algorithm.
 
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -53,6 +58,11 @@ struct options {
   std::size_t max_document_bytes = 256 * 1024;
   /// Connect plus read time of one fetch.
   std::chrono::milliseconds fetch_timeout{3000};
+  /// The whole of one refresh (metadata, then the key set).
+  std::chrono::milliseconds fetch_deadline{5000};
+  /// How long a key set is used without Cache-Control max-age; a max-age
+  /// is kept within [refresh_interval, 1 day].
+  std::chrono::seconds default_max_age{600};
   /// A token with an unknown `kid` refetches the keys at most this often.
   std::chrono::seconds refresh_interval{30};
   /// Seconds since the epoch (tests substitute one).
@@ -79,16 +89,27 @@ struct refusal {
   std::string description;
 };
 
-/// Fetches a document (GET) within the bounds; the body, or why not.
-using fetcher = std::function<outcome<std::string>(
+/// A fetched document: its body and, when its Cache-Control says so, how
+/// long it may be used.
+struct document {
+  std::string body;
+  std::optional<std::chrono::seconds> max_age;
+};
+
+/// Fetches a document (GET) within the bounds; the document, or why not.
+using fetcher = std::function<outcome<document>(
   const std::string& url, std::size_t max_bytes,
   std::chrono::milliseconds timeout)>;
 
 /// The default fetcher: the one outbound path (net/http_fetch), TLS
 /// verified, no redirects followed, `timeout` for the whole fetch.
-outcome<std::string> fetch_document(const std::string& url,
-                                    std::size_t max_bytes,
-                                    std::chrono::milliseconds timeout);
+outcome<document> fetch_document(const std::string& url,
+                                 std::size_t max_bytes,
+                                 std::chrono::milliseconds timeout);
+
+/// The max-age of a Cache-Control value ("public, max-age=300"), or
+/// nullopt (no-store and no-cache count as 0).
+std::optional<std::chrono::seconds> cache_max_age(std::string_view value);
 
 /// Checks tokens; thread-safe (the HTTP threads share one).
 class validator {
@@ -122,14 +143,19 @@ private:
   /// the refresh interval); null when there is none.
   std::shared_ptr<const key> find_key(const std::string& issuer,
                                       const std::string& kid,
+                                      const std::string& alg,
                                       std::string& why);
+  /// The fetches of refresh(): metadata, then the key set within the
+  /// deadline; the key set's max-age in `max_age`.
+  std::optional<std::string>
+  fetch_keys(issuer_keys& keys, std::optional<std::chrono::seconds>& max_age);
+  /// Fetches `keys`' key set (its `fetching` set by the caller) and clears
+  /// `fetching`.
   std::optional<std::string> refresh(issuer_keys& keys);
 
   options options_;
   fetcher fetch_;
   std::mutex mutex_;
-  /// Signalled when a key fetch ends.
-  std::condition_variable fetched_;
   std::map<std::string, std::unique_ptr<issuer_keys>> keys_;
 };
 

@@ -48,6 +48,12 @@ ops_endpoints::metrics(const mcp::http_request& request) const {
   append_gauge(out, "transitd_sessions_open", "Open MCP sessions.",
                static_cast<double>(endpoint_.session_count()));
   endpoint_.metrics().append_prometheus(out);
+  out += "# HELP transitd_http_auth_refusals_total Requests refused 401 (no "
+         "or a bad bearer token) or 403 (Host, Origin or scope).\n"
+         "# TYPE transitd_http_auth_refusals_total counter\n";
+  for (int status : {401, 403})
+    out += "transitd_http_auth_refusals_total{status=\"" + std::to_string(status)
+           + "\"} " + std::to_string(endpoint_.refused(status)) + "\n";
   if (options_.connections)
     append_connection_metrics(out, options_.connections());
   append_engine_metrics(out, collect_counters());

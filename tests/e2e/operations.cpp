@@ -3,12 +3,14 @@
 // makes, /metrics and /readyz.
 
 #include <filesystem>
+#include <thread>
 
 #include <catch2/catch.hpp>
 #include <httplib.h>
 
 #include "support/daemon_harness.hpp"
 #include "support/test_issuer.hpp"
+#include "transitd/messages/time.hpp"
 
 namespace json = boost::json;
 using namespace transitd;
@@ -346,4 +348,60 @@ TEST_CASE("e2e: OAuth access tokens: protected-resource metadata, 401 with "
                              {"method", "ping"}})
           .status
         == 403);
+}
+
+TEST_CASE("e2e: a slow key fetch for a forged kid stalls nobody: cached-key "
+          "tokens are answered, other unknown kids refused at once; "
+          "refusals are counted",
+          "[e2e][security][oauth][keys]") {
+  testing::test_issuer issuer;
+  issuer.add_key("k1", "ES256");
+  test::harness_options options;
+  options.oauth_issuers = {issuer.url()};
+  options.oauth_resource = "http://127.0.0.1/mcp";
+  options.oauth_refresh_interval_s = 0;
+  options.http_threads = 2;
+  daemon_harness daemon{options};
+  auto token = [&](const std::string& kid) {
+    return issuer.sign(kid, json::object{{"iss", issuer.url()},
+                                         {"sub", "alice"},
+                                         {"aud", "http://127.0.0.1/mcp"},
+                                         {"exp", now_ms() / 1000 + 300}});
+  };
+  mcp_client alice{daemon.port()};
+  alice.bearer = token("k1");
+  alice.initialize(); // the keys are fetched once here
+  // The issuer turns slow; a forged token names a kid nobody published.
+  issuer.delay_jwks(3000);
+  issuer.add_key("forged", "ES256", false);
+  std::thread forger{[&] {
+    mcp_client mallory{daemon.port()};
+    mallory.bearer = token("forged");
+    auto refused = mallory.post(json::object{
+      {"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
+      {"params", json::object{{"protocolVersion", "2025-11-25"}}}});
+    CHECK(refused.status == 401);
+  }};
+  for (int i = 0; i < 2000 && issuer.jwks_fetches() < 2; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds{1});
+  REQUIRE(issuer.jwks_fetches() == 2);
+  // While that fetch runs (3 s), alice's calls go on, and another forged
+  // kid is refused at once, without a fetch of its own.
+  for (int i = 0; i < 5; ++i)
+    test::structured(
+      alice.call_tool("get_departures", test::departures_args()));
+  mcp_client eve{daemon.port()};
+  issuer.add_key("forged-2", "ES256", false);
+  eve.bearer = token("forged-2");
+  auto quick = eve.post(json::object{
+    {"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
+    {"params", json::object{{"protocolVersion", "2025-11-25"}}}});
+  CHECK(quick.status == 401);
+  CHECK_THAT(quick.body, Contains("being fetched"));
+  forger.join();
+  CHECK(issuer.jwks_fetches() == 2);
+  auto metrics = alice.get("/metrics");
+  REQUIRE(metrics.status == 200);
+  CHECK_THAT(metrics.body,
+             Contains("transitd_http_auth_refusals_total{status=\"401\"} 2"));
 }

@@ -19,15 +19,15 @@ namespace {
 
 constexpr const char* issuer = "https://as.example";
 
-outcome<std::string> fixed_documents(const std::string& url, std::size_t,
-                                     std::chrono::milliseconds) {
+outcome<oauth::document> fixed_documents(const std::string& url, std::size_t,
+                                        std::chrono::milliseconds) {
   if (url.find("oauth-authorization-server") != std::string::npos)
-    return std::string{R"({"issuer":"https://as.example","jwks_uri":"https://as.example/jwks"})"};
-  return std::string{
+    return oauth::document{R"({"issuer":"https://as.example","jwks_uri":"https://as.example/jwks"})", std::nullopt};
+  return oauth::document{std::string{
     R"({"keys":[{"kty":"EC","crv":"P-256","kid":"k1","alg":"ES256","use":"sig",)"
     R"("x":"BSyO72OspL-SoYnCKSP9yWpZnVCWMep_DXGn--nI4Do",)"
     R"("y":"mRPfKHAFy8KFoO4ElTRptQ2NfeVkWcrqjvGoRm-Ctsk"},)"
-    R"({"kty":"RSA","kid":"short","n":"AQAB","e":"AQAB"}]})"};
+    R"({"kty":"RSA","kid":"short","n":"AQAB","e":"AQAB"}]})"}, std::nullopt};
 }
 
 } // namespace

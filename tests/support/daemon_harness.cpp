@@ -91,6 +91,7 @@ daemon_harness::daemon_harness(harness_options options) {
   cfg.tokens = options.tokens;
   cfg.oauth_issuers = options.oauth_issuers;
   cfg.oauth_resource = options.oauth_resource;
+  cfg.oauth_refresh_interval_s = options.oauth_refresh_interval_s;
   cfg.tls_cert = options.tls_cert;
   cfg.tls_key = options.tls_key;
   cfg.gtfs_feeds = options.gtfs_feeds;

@@ -58,6 +58,7 @@ struct harness_options {
   /// OAuth: accepted issuers and this server's canonical URI.
   std::vector<std::string> oauth_issuers;
   std::string oauth_resource;
+  int32_t oauth_refresh_interval_s = 30;
   /// PEM files: serve HTTPS.
   std::string tls_cert;
   std::string tls_key;

@@ -37,6 +37,11 @@ public:
     server_.Get("/jwks", [this](const httplib::Request&,
                                 httplib::Response& res) {
       ++jwks_fetches_;
+      if (auto delay = jwks_delay_ms_.load(); delay > 0)
+        std::this_thread::sleep_for(std::chrono::milliseconds{delay});
+      if (auto age = max_age_s_.load(); age >= 0)
+        res.set_header("Cache-Control",
+                       "public, max-age=" + std::to_string(age));
       std::lock_guard<std::mutex> guard{mutex_};
       boost::json::array keys;
       for (const auto& [kid, k] : keys_)
@@ -105,15 +110,33 @@ public:
     oversized_jwks_ = true;
   }
 
+  /// The key set is withdrawn from the JWKS.
+  void withdraw(const std::string& kid) {
+    std::lock_guard<std::mutex> guard{mutex_};
+    keys_.at(kid).published = false;
+  }
+
+  /// The JWKS answers after `ms` (a slow issuer).
+  void delay_jwks(int ms) {
+    jwks_delay_ms_ = ms;
+  }
+
+  /// The JWKS says Cache-Control max-age=`seconds` (-1: no header).
+  void jwks_max_age(int seconds) {
+    max_age_s_ = seconds;
+  }
+
   /// A JWT signed by `kid` with `claims`; `alg` overrides the header's
   /// algorithm (the signature is still the key's own).
   std::string sign(const std::string& kid, const boost::json::object& claims,
-                   std::string alg = {}) {
+                   std::string alg = {}, bool name_kid = true) {
     std::lock_guard<std::mutex> guard{mutex_};
     const auto& k = keys_.at(kid);
     if (alg.empty())
       alg = k.alg;
-    boost::json::object header{{"alg", alg}, {"typ", "at+jwt"}, {"kid", kid}};
+    boost::json::object header{{"alg", alg}, {"typ", "at+jwt"}};
+    if (name_kid)
+      header["kid"] = kid;
     auto signing_input
       = oauth::base64url_encode(boost::json::serialize(header)) + "."
         + oauth::base64url_encode(boost::json::serialize(claims));
@@ -181,6 +204,8 @@ private:
   std::map<std::string, key> keys_;
   std::atomic<int> jwks_fetches_{0};
   std::atomic<bool> oversized_jwks_{false};
+  std::atomic<int> jwks_delay_ms_{0};
+  std::atomic<int> max_age_s_{-1};
 };
 
 } // namespace transitd::testing

@@ -74,4 +74,7 @@ TEST_CASE("loopback binds are recognised", "[auth]") {
   CHECK_FALSE(is_loopback_address("::"));
   CHECK_FALSE(is_loopback_address("192.168.1.10"));
   CHECK_FALSE(is_loopback_address("1270.0.0.1"));
+  // Parsed, not matched by prefix: a name under "127." is no address.
+  CHECK_FALSE(is_loopback_address("127.evil.example"));
+  CHECK_FALSE(is_loopback_address("127.0.0.1.nip.io"));
 }

@@ -340,6 +340,12 @@ TEST_CASE("OAuth settings: issuers and resource together, https or "
   auto local = in.parse({"--oauth-issuer", "http://127.0.0.1:9000",
                          "--oauth-resource", "http://localhost:8080/mcp"});
   CHECK(local);
+  // The parsed host must be loopback: a name that starts with "127." is not.
+  auto lookalike = in.parse({"--oauth-issuer", "http://127.evil.example",
+                             "--oauth-resource", "https://t.example/mcp"});
+  REQUIRE_FALSE(lookalike);
+  CHECK_THAT(lookalike.error().message,
+             Catch::Contains("must be https (http only on loopback)"));
   auto query = in.parse({"--oauth-issuer", "https://as.example/?x=1",
                          "--oauth-resource", "https://t.example/mcp"});
   REQUIRE_FALSE(query);

@@ -4,6 +4,9 @@
 
 #include "transitd/transport/oauth.hpp"
 
+#include <atomic>
+#include <thread>
+
 #include <catch2/catch.hpp>
 
 #include "support/test_issuer.hpp"
@@ -165,6 +168,96 @@ TEST_CASE("OAuth: an unknown kid refetches the keys, bounded; a rotated key "
   }
 }
 
+TEST_CASE("OAuth: a key fetch in flight never delays a token whose key is "
+          "cached; unknown kids are refused at once meanwhile",
+          "[oauth][keys]") {
+  oauth_fixture f;
+  auto cached = f.issuer.sign("rsa-1", f.claims());
+  CHECK(f.refused(cached) == "");
+  CHECK(f.issuer.jwks_fetches() == 1);
+  f.issuer.add_key("rsa-2", "RS256", false);
+  f.issuer.delay_jwks(1500); // the issuer turns slow
+  std::atomic<bool> fetch_done{false};
+  std::string slow_answer;
+  std::thread forged{[&] {
+    slow_answer = f.refused(f.issuer.sign("rsa-2", f.claims()));
+    fetch_done = true;
+  }};
+  for (int i = 0; i < 2000 && f.issuer.jwks_fetches() < 2; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds{1});
+  REQUIRE(f.issuer.jwks_fetches() == 2);
+  // The fetch is in flight (1.5 s): the cached key answers now, and a
+  // second unknown kid is refused without a second fetch.
+  CHECK(f.refused(cached) == "");
+  CHECK(f.refused(f.issuer.sign("ec-1", f.claims())) == "");
+  f.issuer.add_key("rsa-3", "RS256", false);
+  CHECK_THAT(f.refused(f.issuer.sign("rsa-3", f.claims())),
+             Catch::Contains("being fetched; retry shortly"));
+  CHECK_FALSE(fetch_done);
+  forged.join();
+  CHECK(slow_answer == "no key \"rsa-2\" in the issuer's key set");
+  CHECK(f.issuer.jwks_fetches() == 2);
+}
+
+TEST_CASE("OAuth: a fetch has one deadline for all its requests",
+          "[oauth][keys]") {
+  test_issuer issuer;
+  issuer.add_key("k", "ES256");
+  issuer.delay_jwks(3000);
+  oauth::options opts;
+  opts.resource = resource;
+  opts.issuers = {issuer.url()};
+  opts.fetch_timeout = std::chrono::milliseconds{10000};
+  opts.fetch_deadline = std::chrono::milliseconds{600};
+  opts.now_s = [] { return now; };
+  oauth::validator v{opts};
+  auto result = v.validate(issuer.sign(
+    "k", json::object{{"iss", issuer.url()}, {"sub", "a"}, {"aud", resource},
+                      {"exp", now + 60}}));
+  auto* r = std::get_if<oauth::refusal>(&result);
+  REQUIRE(r);
+  CHECK(r->description == "the issuer's keys cannot be fetched; retry shortly");
+}
+
+TEST_CASE("OAuth: a key set past its max-age is read again; a withdrawn key "
+          "stops working",
+          "[oauth][keys]") {
+  oauth_fixture f; // refresh interval 0: max-age 0 is honoured
+  f.issuer.jwks_max_age(0);
+  auto token = f.issuer.sign("rsa-1", f.claims());
+  CHECK(f.refused(token) == "");
+  CHECK(f.issuer.jwks_fetches() == 1);
+  f.issuer.withdraw("rsa-1");
+  // Stale: still accepted at once, while the set is read again behind it.
+  CHECK(f.refused(token) == "");
+  std::string answer;
+  for (int i = 0; i < 500; ++i) {
+    answer = f.refused(token);
+    if (!answer.empty())
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds{10});
+  }
+  CHECK(answer == "no key \"rsa-1\" in the issuer's key set");
+  CHECK(oauth::cache_max_age("public, max-age=300")
+        == std::chrono::seconds{300});
+  CHECK(oauth::cache_max_age("No-Store") == std::chrono::seconds{0});
+  CHECK_FALSE(oauth::cache_max_age("public"));
+  CHECK_FALSE(oauth::cache_max_age("max-age=-3"));
+}
+
+TEST_CASE("OAuth: a token without kid uses the issuer's one key of its "
+          "algorithm",
+          "[oauth][keys]") {
+  oauth_fixture f; // one RS256 key and one ES256 key
+  CHECK(f.refused(f.issuer.sign("rsa-1", f.claims(), {}, false)) == "");
+  CHECK(f.refused(f.issuer.sign("ec-1", f.claims(), {}, false)) == "");
+  f.issuer.add_key("rsa-2", "RS256");
+  oauth_fixture two;
+  two.issuer.add_key("rsa-2", "RS256");
+  CHECK_THAT(two.refused(two.issuer.sign("rsa-1", two.claims(), {}, false)),
+             Catch::Contains("names no key (kid)"));
+}
+
 TEST_CASE("OAuth: an oversized token or key set is refused", "[oauth]") {
   oauth_fixture f;
   auto huge = f.issuer.sign("rsa-1",
@@ -185,9 +278,10 @@ TEST_CASE("OAuth: protected-resource metadata (RFC 9728)", "[oauth]") {
   opts.resource = resource;
   opts.issuers = {"https://as.example"};
   oauth::validator v{opts, [](const std::string&, std::size_t,
-                              std::chrono::milliseconds) -> outcome<std::string> {
+                              std::chrono::milliseconds)
+                       -> outcome<oauth::document> {
                        FAIL("no fetch expected");
-                       return std::string{};
+                       return oauth::document{};
                      }};
   auto m = v.metadata();
   CHECK(m.at("resource").as_string() == resource);
