@@ -40,6 +40,24 @@ void token_bucket::refill(int64_t now_ms) {
   last_ms_ = now_ms;
 }
 
+permit token_bucket::reserve(int64_t now_ms, int64_t max_wait_ms) {
+  refill(now_ms);
+  if (tokens_ >= 1) {
+    tokens_ -= 1;
+    return {};
+  }
+  if (rate_ <= 0)
+    return {false, 60'000};
+  auto wait = std::max<int64_t>(
+    1, static_cast<int64_t>(std::ceil((1 - tokens_) * 1000.0 / rate_)));
+  if (wait > max_wait_ms)
+    return {false, wait};
+  tokens_ -= 1; // owed: refills pay it back before the next taker
+  permit p;
+  p.wait_ms = wait;
+  return p;
+}
+
 int64_t token_bucket::try_take(int64_t now_ms) {
   refill(now_ms);
   if (tokens_ >= 1) {
@@ -63,7 +81,8 @@ rate_limits::rate_limits(const std::vector<rate_limit>& limits) {
   }
 }
 
-permit rate_limits::acquire(const std::string& key, int64_t now_ms) {
+permit rate_limits::acquire(const std::string& key, int64_t now_ms,
+                            int64_t max_wait_ms) {
   auto it = entries_.find(key);
   if (it == entries_.end())
     return {};
@@ -72,14 +91,16 @@ permit rate_limits::acquire(const std::string& key, int64_t now_ms) {
     ++e.refused;
     return {false, e.hold_until_ms - now_ms};
   }
+  permit p;
   if (e.has_bucket) {
-    if (auto wait = e.bucket.try_take(now_ms); wait > 0) {
+    p = e.bucket.reserve(now_ms, max_wait_ms);
+    if (!p.granted) {
       ++e.refused;
-      return {false, wait};
+      return p;
     }
   }
   ++e.granted;
-  return {};
+  return p;
 }
 
 void rate_limits::hold(const std::string& key, int64_t until_ms) {
@@ -178,14 +199,15 @@ rate_limiter_actor::behavior_type shared_rate_limiter(
       auto& st = self->state;
       auto it = st.shared_limits.find(request.key);
       if (!shared_key(st, request.key))
-        return st.limits.acquire(request.key, clock_ms(self));
+        return st.limits.acquire(request.key, clock_ms(self),
+                                 request.max_wait_ms);
       // An upstream without a rate still shares its 429 hold-offs.
       auto limit = it != st.shared_limits.end()
                      ? it->second
                      : rate_limit{request.key, 0, 0, true};
       auto rp = self->make_response_promise<permit>();
       // Unreachable or slow: this replica's share, decided here.
-      auto local = [self, key = request.key]() {
+      auto local = [self, key = request.key, wait = request.max_wait_ms]() {
         auto& st = self->state;
         ++st.fallbacks[key];
         // Redis just left (or was never reached): this replica's share
@@ -195,7 +217,7 @@ rate_limiter_actor::behavior_type shared_rate_limiter(
           st.fallback.drain(key, clock_ms(self));
           st.on_redis[key] = false;
         }
-        auto p = st.fallback.acquire(key, clock_ms(self));
+        auto p = st.fallback.acquire(key, clock_ms(self), wait);
         st.limits.record(key, p.granted);
         return p;
       };
@@ -203,7 +225,8 @@ rate_limiter_actor::behavior_type shared_rate_limiter(
         ->request(st.shared.redis,
                   std::chrono::milliseconds{st.shared.timeout_ms},
                   bucket_command(st.shared.prefix, limit.key, limit.rate,
-                                 limit.burst > 0 ? limit.burst : limit.rate))
+                                 limit.burst > 0 ? limit.burst : limit.rate,
+                                 request.max_wait_ms))
         .then(
           [self, rp, local, key = request.key](redis_result& reply) mutable {
             auto p = parse_bucket_reply(reply);

@@ -29,6 +29,11 @@ public:
   /// milliseconds until one is back (at least 1).
   int64_t try_take(int64_t now_ms);
 
+  /// Reserves the next token when it is due within `max_wait_ms` (the
+  /// bucket goes below zero: later takers queue behind): the permit says
+  /// how long to wait. Otherwise refused, with when it would be due.
+  permit reserve(int64_t now_ms, int64_t max_wait_ms);
+
 private:
   void refill(int64_t now_ms);
 
@@ -72,9 +77,10 @@ class rate_limits {
 public:
   explicit rate_limits(const std::vector<rate_limit>& limits = {});
 
-  /// One permit for `key` at `now_ms`. Keys without a limit are granted
-  /// unless held off.
-  permit acquire(const std::string& key, int64_t now_ms);
+  /// One permit for `key` at `now_ms`, reserving a token due within
+  /// `max_wait_ms`. Keys without a limit are granted unless held off.
+  permit acquire(const std::string& key, int64_t now_ms,
+                 int64_t max_wait_ms = 0);
 
   /// Refuses `key` until `until_ms` (extends, never shortens).
   void hold(const std::string& key, int64_t until_ms);

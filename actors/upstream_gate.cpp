@@ -274,15 +274,45 @@ void pump(gate_pointer self) {
   }
 }
 
-/// Takes an outbound permit, then queues the call for a worker.
+/// Queues a call that holds its outbound token for a worker.
+void enqueue(gate_pointer self, uint64_t id) {
+  auto& st = self->state;
+  auto it = st.calls.find(id);
+  if (it == st.calls.end())
+    return;
+  it->second.permitted = false; // spent; a retry takes another
+  if (st.queue.size() >= st.options.max_queue) {
+    ++st.rejected_limited;
+    finish(self, id,
+           make_error(ec::rate_limited,
+                      "too many calls waiting for upstream "
+                        + st.options.name,
+                      "wait retryAfter seconds", 1));
+    return;
+  }
+  st.queue.push_back(id);
+  pump(self);
+}
+
+/// Takes an outbound permit, then queues the call for a worker. Decided
+/// at once: a token due before the call's deadline is reserved (the call
+/// waits for it on a timer, holding nothing), one due later refuses the
+/// call with rate-limited and when to retry.
 void admit(gate_pointer self, uint64_t id) {
   auto& st = self->state;
   auto it = st.calls.find(id);
   if (it == st.calls.end())
     return;
+  if (it->second.permitted) {
+    enqueue(self, id);
+    return;
+  }
+  auto max_wait = std::max<int64_t>(
+    0, std::min<int64_t>(left_ms(it->second.call), int64_t{1} << 31)
+         - st.options.retry.min_attempt_ms);
   self
     ->request(st.limiter, std::chrono::seconds{5},
-              acquire_permit{upstream_key(st.options.name)})
+              acquire_permit{upstream_key(st.options.name), max_wait})
     .then(
       [self, id](permit p) {
         auto& st = self->state;
@@ -290,6 +320,11 @@ void admit(gate_pointer self, uint64_t id) {
         if (it == st.calls.end())
           return;
         auto& entry = it->second;
+        if (p.granted && p.wait_ms > 0) {
+          entry.permitted = true;
+          resume_after(self, id, p.wait_ms);
+          return;
+        }
         if (!p.granted) {
           if (p.retry_after_ms + st.options.retry.min_attempt_ms
               <= left_ms(entry.call)) {
@@ -307,17 +342,7 @@ void admit(gate_pointer self, uint64_t id) {
                             "wait retryAfter seconds", seconds));
           return;
         }
-        if (st.queue.size() >= st.options.max_queue) {
-          ++st.rejected_limited;
-          finish(self, id,
-                 make_error(ec::rate_limited,
-                            "too many calls waiting for upstream "
-                              + st.options.name,
-                            "wait retryAfter seconds", 1));
-          return;
-        }
-        st.queue.push_back(id);
-        pump(self);
+        enqueue(self, id);
       },
       [self, id](caf::error& err) { finish(self, id, std::move(err)); });
 }

@@ -47,6 +47,9 @@ struct upstream_gate_state {
     /// `probe` when it was the half-open probe.
     bool admitted = false;
     bool probe = false;
+    /// Its outbound token is reserved: after the wait it goes straight to
+    /// the queue.
+    bool permitted = false;
   };
 
   upstream_gate_options options;

@@ -16,11 +16,15 @@ namespace transitd {
 /// "upstream:digitransit-routing").
 struct acquire_permit {
   std::string key;
+  /// How long the caller can wait for its token: a token due within this
+  /// is reserved now (granted, with the wait to keep); one due later is
+  /// refused at once. 0: only a token in hand.
+  int64_t max_wait_ms = 0;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, acquire_permit& x) {
-  return f(x.key);
+  return f(x.key, x.max_wait_ms);
 }
 
 /// RATE_LIMITER's answer: granted, or refused with the wait until a token
@@ -29,11 +33,14 @@ struct permit {
   bool granted = true;
   /// Milliseconds until a retry can succeed (refusals only, at least 1).
   int64_t retry_after_ms = 0;
+  /// Granted: the token is reserved this many milliseconds ahead; the
+  /// caller waits them, then goes (no second permit).
+  int64_t wait_ms = 0;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, permit& x) {
-  return f(x.granted, x.retry_after_ms);
+  return f(x.granted, x.retry_after_ms, x.wait_ms);
 }
 
 /// Holds every permit of `key` back for `duration_ms` (an upstream's 429

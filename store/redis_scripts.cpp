@@ -41,6 +41,7 @@ if now > last then
   tokens = math.min(burst, tokens + (now - last) * rate / 1000)
   last = now
 end
+local max_wait = tonumber(ARGV[3] or '0') or 0
 local granted = 0
 local wait = 0
 if tokens >= 1 then
@@ -49,6 +50,11 @@ if tokens >= 1 then
 else
   wait = math.max(1, math.ceil((1 - tokens) * 1000 / rate))
   if last > now then wait = wait + (last - now) end
+  if wait <= max_wait then
+    -- Reserved: the token is owed, later takers queue behind it.
+    tokens = tokens - 1
+    granted = 1
+  end
 end
 redis.call('HSET', KEYS[1], 'tokens', string.format('%.6f', tokens), 'ms', last)
 redis.call('PEXPIRE', KEYS[1], math.ceil(burst * 1000 / rate) + 3600000)
@@ -94,10 +100,11 @@ bool parse_int(const std::string& text, int64_t& out) {
 } // namespace
 
 redis_command bucket_command(const std::string& prefix, const std::string& key,
-                             double rate, double burst) {
+                             double rate, double burst, int64_t max_wait_ms) {
   return {{"EVAL", bucket_script, "2", prefix + "bucket:" + key,
            prefix + "hold:" + key, number(rate),
-           number(std::max(1.0, burst))}};
+           number(std::max(1.0, burst)),
+           std::to_string(std::max<int64_t>(0, max_wait_ms))}};
 }
 
 std::optional<permit> parse_bucket_reply(const redis_result& reply) {
@@ -107,8 +114,11 @@ std::optional<permit> parse_bucket_reply(const redis_result& reply) {
       || reply.items.size() != 2 || !parse_int(reply.items[0], granted)
       || !parse_int(reply.items[1], wait))
     return std::nullopt;
-  if (granted == 1)
-    return permit{};
+  if (granted == 1) {
+    permit p;
+    p.wait_ms = std::max<int64_t>(0, wait); // a reserved token's wait
+    return p;
+  }
   return permit{false, std::max<int64_t>(1, wait)};
 }
 

@@ -18,10 +18,12 @@ namespace transitd {
 // -- the quota ------------------------------------------------------------------
 
 /// One token of the shared bucket `key` (rate per second, burst held at
-/// most), on Redis's clock, refused while the key is held off. Atomic (one
+/// most), on Redis's clock, refused while the key is held off; a token due
+/// within `max_wait_ms` is reserved (granted with its wait). Atomic (one
 /// script), so replicas together never take more than the bucket gives.
 redis_command bucket_command(const std::string& prefix, const std::string& key,
-                             double rate, double burst);
+                             double rate, double burst,
+                             int64_t max_wait_ms = 0);
 /// The permit in a bucket_command reply; nullopt when the reply is not one.
 std::optional<permit> parse_bucket_reply(const redis_result& reply);
 

@@ -94,3 +94,28 @@ TEST_CASE_METHOD(test::deterministic_fixture,
   sched.advance_time(std::chrono::milliseconds{1});
   CHECK(ask("upstream:u").granted);
 }
+
+TEST_CASE("token bucket: reservations queue callers at the rate, and a "
+          "caller that cannot wait is refused at once",
+          "[rate_limit]") {
+  token_bucket b{4, 1}; // a token every 250 ms
+  CHECK(b.reserve(0, 0).granted); // the one in hand
+  auto first = b.reserve(0, 1000);
+  CHECK(first.granted);
+  CHECK(first.wait_ms == 250);
+  auto second = b.reserve(0, 1000);
+  CHECK(second.granted);
+  CHECK(second.wait_ms == 500);
+  // Due in 750 ms: not within 600.
+  auto refused = b.reserve(0, 600);
+  CHECK_FALSE(refused.granted);
+  CHECK(refused.retry_after_ms == 750);
+  // Time pays the reservations back before anyone else takes a token.
+  CHECK_FALSE(b.reserve(500, 0).granted);
+  CHECK(b.reserve(750, 0).granted);
+  rate_limits limits{{{"k", 4, 1, false}}};
+  CHECK(limits.acquire("k", 0, 0).granted);
+  auto waiting = limits.acquire("k", 0, 300);
+  CHECK(waiting.granted);
+  CHECK(waiting.wait_ms == 250);
+}

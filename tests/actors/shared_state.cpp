@@ -45,8 +45,9 @@ redis_result text(std::string value) {
 
 TEST_CASE("shared quota commands: the bucket and the hold-off",
           "[shared]") {
-  auto cmd = bucket_command("t:", "upstream:tfl", 8, 8);
-  REQUIRE(cmd.argv.size() == 7);
+  auto cmd = bucket_command("t:", "upstream:tfl", 8, 8, 2500);
+  REQUIRE(cmd.argv.size() == 8);
+  CHECK(cmd.argv[7] == "2500"); // how long the caller can wait
   CHECK(cmd.argv[0] == "EVAL");
   CHECK(cmd.argv[2] == "2");
   CHECK(cmd.argv[3] == "t:bucket:upstream:tfl");
@@ -61,6 +62,11 @@ TEST_CASE("shared quota commands: the bucket and the hold-off",
   CHECK(hold.argv[3] == cmd.argv[4]);
 
   CHECK(parse_bucket_reply(array({"1", "0"}))->granted);
+  // Granted with a wait: a token reserved ahead.
+  auto reserved = parse_bucket_reply(array({"1", "340"}));
+  REQUIRE(reserved);
+  CHECK(reserved->granted);
+  CHECK(reserved->wait_ms == 340);
   auto refused = parse_bucket_reply(array({"0", "125"}));
   REQUIRE(refused);
   CHECK_FALSE(refused->granted);
@@ -578,6 +584,22 @@ TEST_CASE("the shared bucket and hold-off on a real Redis",
   CHECK(granted == 5);
   CHECK(wait > 0);
   CHECK(wait <= 200);
+  // Callers that can wait reserve the next tokens in turn (200 ms apart at
+  // 5 a second); one that cannot wait as long is refused at once.
+  auto first = parse_bucket_reply(
+    link.run(bucket_command("t:", "upstream:u", 5, 5, 1000).argv, 0));
+  auto second = parse_bucket_reply(
+    link.run(bucket_command("t:", "upstream:u", 5, 5, 1000).argv, 0));
+  REQUIRE(first);
+  REQUIRE(second);
+  CHECK(first->granted);
+  CHECK(second->granted);
+  CHECK(second->wait_ms - first->wait_ms >= 150);
+  auto impatient = parse_bucket_reply(
+    link.run(bucket_command("t:", "upstream:u", 5, 5, 100).argv, 0));
+  REQUIRE(impatient);
+  CHECK_FALSE(impatient->granted);
+  CHECK(impatient->retry_after_ms > 300);
   // A hold-off refuses even an unlimited key, for about its length.
   REQUIRE(link.run(hold_command("t:", "upstream:v", 3000).argv, 0).reachable);
   auto held = parse_bucket_reply(

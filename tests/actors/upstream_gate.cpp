@@ -385,3 +385,38 @@ TEST_CASE_METHOD(gate_fixture, "gate: a worker stuck past its attempt's "
   CHECK(to_failure(r.error()).code == ec::upstream_timeout);
   aborts.front()->end();
 }
+
+TEST_CASE_METHOD(gate_fixture, "gate: admission is decided at once: calls "
+                               "reserve the tokens due before their "
+                               "deadline, the rest are refused at once",
+                 "[upstream_gate][actor][rate_limit]") {
+  // 2 requests a second, burst 1; calls with 1.3 s to their deadline.
+  auto gate = spawn({}, {{upstream_key("u"), 2, 1, false}});
+  auto deadline = now_ms() + 1300;
+  for (int i = 0; i < 6; ++i)
+    self->send(gate, call("c" + std::to_string(i), deadline,
+                          "/x" + std::to_string(i)));
+  sched.run();
+  // Now: one request out; two more have tokens reserved (0.5 s, 1 s); the
+  // last three were answered rate-limited without waiting.
+  CHECK(s->seen.size() == 1);
+  int limited = 0;
+  int answered = 0;
+  for (int i = 0; i < 4; ++i) {
+    auto r = result();
+    if (r) {
+      ++answered;
+    } else {
+      auto f = to_failure(r.error());
+      CHECK(f.code == ec::rate_limited);
+      CHECK(f.retry_after >= 1);
+      ++limited;
+    }
+  }
+  CHECK(answered == 1);
+  CHECK(limited == 3);
+  settle(100ms, 12);
+  CHECK(s->seen.size() == 3);
+  CHECK(result()->status == 200);
+  CHECK(result()->status == 200);
+}
