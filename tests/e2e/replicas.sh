@@ -11,7 +11,10 @@
 #   5. Redis stopped: calls are still answered, each replica keeps to its
 #      share of the quota, /readyz and /metrics say so; it reconnects;
 #   6. PostgreSQL restarted under a save load: the saves land within their
-#      deadline.
+#      deadline;
+#   7. a crowd: 500 uncached calls, 50 at a time, against the upstream's
+#      5/s: every call answered (a result or rate-limited at once), HAProxy
+#      never marks a replica down.
 # Prints the figures docs/operations.md quotes.
 #
 #   replicas.sh /path/to/transitd /path/to/transit-mock-upstream
@@ -298,4 +301,28 @@ wait "$saver"
 acked=$(wc -l <"$work/pg-acked")
 [ "$acked" = 30 ] || fail "$acked of 30 saves landed across the PostgreSQL restart"
 echo "6. PostgreSQL restarted (1 s down) under 30 saves: all 30 landed"
+
+# 7. A crowd of uncached calls far over the upstream's quota. Calls whose
+# outbound token cannot come before their deadline are refused at once;
+# none holds an HTTP thread while it waits, so /healthz stays answered and
+# HAProxy keeps every replica in.
+curl -sS -m 5 -d '{}' "$mock_url/__mock/reset" >/dev/null
+down_before=$(grep -c "is DOWN" "$work/haproxy.log" || true)
+mkdir -p "$work/crowd"
+crowd_start=$(date +%s%N)
+seq 1 500 | xargs -P 50 -I@@ curl -sS -m 30 -o "$work/crowd/@@" -w '%{http_code}\n' \
+  -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+  -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' -H 'Mcp-Name: get_departures' \
+  -d "{\"jsonrpc\":\"2.0\",\"id\":@@,\"method\":\"tools/call\",\"params\":{\"name\":\"get_departures\",\"arguments\":{\"stop\":{\"type\":\"id\",\"value\":\"HSL:7@@\"}},$meta}}" \
+  "$lb" >"$work/crowd-status" 2>&1 || true
+crowd_ms=$(( ($(date +%s%N) - crowd_start) / 1000000 ))
+not_200=$(grep -vc '^200$' "$work/crowd-status" || true)
+answered=$( (grep -l '"isError":false' "$work/crowd"/* 2>/dev/null || true) | wc -l)
+limited=$( (grep -l 'rate-limited' "$work/crowd"/* 2>/dev/null || true) | wc -l)
+down_after=$(grep -c "is DOWN" "$work/haproxy.log" || true)
+[ "$not_200" = 0 ] || fail "the crowd got $not_200 answers other than HTTP 200: $(sort "$work/crowd-status" | uniq -c | tr '\n' ' ')"
+[ $((answered + limited)) = 500 ] || fail "the crowd: $answered results and $limited rate-limited of 500"
+[ "$down_after" = "$down_before" ] || fail "HAProxy marked a replica down under the crowd: $(grep 'is DOWN' "$work/haproxy.log" | tail -2)"
+[ "$(mock_stat maxPerSecond)" -le "$rate" ] || fail "the crowd pushed the upstream past $rate/s"
+echo "7. a crowd of 500 uncached calls, 50 at a time, in $crowd_ms ms: $answered results, $limited rate-limited at once, no other answer; no replica marked down; the upstream at most $(mock_stat maxPerSecond) in any second"
 echo "PASS"
