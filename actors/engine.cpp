@@ -30,15 +30,17 @@ namespace {
 
 std::vector<rate_limit> limits_of(const engine_config& config) {
   auto limits = tool_limits(config.tools);
-  for (auto& limit : limits)
+  for (auto& limit : limits) {
     limit.shared = config.shared_tool_limits;
+    limit.principal_share = config.principal_share;
+  }
   // An API key's quota is per key, not per replica.
   for (const auto& [upstream, tps] : config.upstream_tps) {
     auto burst = config.upstream_burst.find(upstream);
     limits.push_back({upstream_key(upstream), tps,
                       burst != config.upstream_burst.end() ? burst->second
                                                            : tps,
-                      true});
+                      true, config.principal_share});
   }
   return limits;
 }
@@ -173,6 +175,7 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
     if (!gate) {
       auto options = config.upstream;
       options.name = upstream;
+      options.principal_shares = config.principal_share > 0;
       gate = spawn_upstream_gate(system, std::move(options), result.limiter,
                                  config.http_workers_per_upstream);
     }
@@ -410,6 +413,7 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
   targets.serve<get_route_request>(result.line_viewer);
   targets.serve<line_status_request>(result.status_board);
   targets.limiter = result.limiter;
+  targets.principal_shares = config.principal_share > 0;
   targets.cancel_listeners = {result.timetable_cache, result.geocoding_cache};
   targets.cancel_listeners.insert(targets.cancel_listeners.end(),
                                   all_gates.begin(), all_gates.end());

@@ -145,6 +145,9 @@ struct engine_config {
   /// Inbound per-tool limits shared by the replicas too (default: each
   /// replica keeps its own).
   bool shared_tool_limits = false;
+  /// With authentication on: each principal's share (0..1) of every tool
+  /// limit and upstream quota, beside the whole (0 = none).
+  double principal_share = 0;
   /// The engine's clock: the system clock plus this. Results are computed
   /// for it (the feeds' realtime ages included: it overrides their own
   /// `clock_offset_ms`), and every transit tool's reply carries the

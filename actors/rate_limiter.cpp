@@ -70,10 +70,16 @@ int64_t token_bucket::try_take(int64_t now_ms) {
   return std::max<int64_t>(1, wait);
 }
 
+std::string share_key(const std::string& key, const std::string& principal) {
+  return key + "@" + principal;
+}
+
 rate_limits::rate_limits(const std::vector<rate_limit>& limits) {
   for (const auto& limit : limits) {
     if (limit.rate <= 0)
       continue;
+    if (limit.principal_share > 0)
+      shares_.emplace(limit.key, limit);
     auto& e = entries_[limit.key];
     e.has_bucket = true;
     e.bucket = token_bucket{limit.rate,
@@ -81,12 +87,47 @@ rate_limits::rate_limits(const std::vector<rate_limit>& limits) {
   }
 }
 
+rate_limits::entry* rate_limits::share_entry(const std::string& key,
+                                            int64_t now_ms) {
+  auto at = key.find('@');
+  auto limit = shares_.find(key.substr(0, at));
+  if (limit == shares_.end())
+    return nullptr;
+  if (share_count_ >= max_shares) {
+    // Bounded: the share unused the longest goes (it starts full again if
+    // its principal comes back, as a new one would).
+    auto oldest = entries_.end();
+    for (auto it = entries_.begin(); it != entries_.end(); ++it)
+      if (it->first.find('@') != std::string::npos
+          && (oldest == entries_.end()
+              || it->second.used_ms < oldest->second.used_ms))
+        oldest = it;
+    if (oldest != entries_.end()) {
+      entries_.erase(oldest);
+      --share_count_;
+    }
+  }
+  const auto& l = limit->second;
+  auto burst = l.burst > 0 ? l.burst : l.rate;
+  auto& e = entries_[key];
+  e.has_bucket = true;
+  e.bucket = token_bucket{l.rate * l.principal_share,
+                          std::max(1.0, std::floor(burst * l.principal_share))};
+  ++share_count_;
+  static_cast<void>(now_ms);
+  return &e;
+}
+
 permit rate_limits::acquire(const std::string& key, int64_t now_ms,
                             int64_t max_wait_ms) {
   auto it = entries_.find(key);
-  if (it == entries_.end())
+  entry* found = it != entries_.end() ? &it->second : nullptr;
+  if (found == nullptr && key.find('@') != std::string::npos)
+    found = share_entry(key, now_ms);
+  if (found == nullptr)
     return {};
-  auto& e = it->second;
+  auto& e = *found;
+  e.used_ms = now_ms;
   if (e.hold_until_ms > now_ms) {
     ++e.refused;
     return {false, e.hold_until_ms - now_ms};
@@ -144,9 +185,37 @@ std::vector<rate_limit> replica_share(const std::vector<rate_limit>& limits,
 
 counters rate_limits::snapshot() const {
   counters result;
+  // Principals' shares: the most refused by name, the rest summed.
+  std::vector<std::pair<const std::string*, const entry*>> shares;
   for (const auto& [key, e] : entries_) {
+    if (key.find('@') != std::string::npos) {
+      shares.emplace_back(&key, &e);
+      continue;
+    }
     result.add(key + ".granted", e.granted);
     result.add(key + ".refused", e.refused);
+  }
+  std::sort(shares.begin(), shares.end(), [](const auto& a, const auto& b) {
+    return a.second->refused != b.second->refused
+             ? a.second->refused > b.second->refused
+             : *a.first < *b.first;
+  });
+  std::unordered_map<std::string, std::pair<int64_t, int64_t>> others;
+  for (std::size_t i = 0; i < shares.size(); ++i) {
+    const auto& key = *shares[i].first;
+    const auto& e = *shares[i].second;
+    if (i < top_principals) {
+      result.add(key + ".granted", e.granted);
+      result.add(key + ".refused", e.refused);
+      continue;
+    }
+    auto& sum = others[key.substr(0, key.find('@')) + "@others"];
+    sum.first += e.granted;
+    sum.second += e.refused;
+  }
+  for (const auto& [key, sum] : others) {
+    result.add(key + ".granted", sum.first);
+    result.add(key + ".refused", sum.second);
   }
   return result;
 }
@@ -170,7 +239,8 @@ namespace {
 /// Whether Redis decides `key`: a shared limit, or any upstream's key (its
 /// 429 hold-offs concern every replica).
 bool shared_key(const rate_limiter_state& st, const std::string& key) {
-  return st.shared.redis
+  // A principal's share ("...@principal") is each replica's own.
+  return st.shared.redis && key.find('@') == std::string::npos
          && (st.shared_limits.count(key) > 0 || key.rfind("upstream:", 0) == 0);
 }
 

@@ -53,7 +53,14 @@ struct rate_limit {
   /// Kept in Redis for every replica when the limiter has a shared quota
   /// (outbound limits always; inbound ones when configured so).
   bool shared = false;
+  /// With authentication on: each principal's own share of this limit
+  /// (0..1; 0 = none), asked under the key "<key>@<principal>" and kept
+  /// by each replica for itself, beside the whole limit.
+  double principal_share = 0;
 };
+
+/// The key of `principal`'s share of the limit `key`.
+std::string share_key(const std::string& key, const std::string& principal);
 
 /// Where shared limits are kept: a REDIS actor (null: every limit stays
 /// local). While Redis does not answer within `timeout_ms`, a shared limit
@@ -95,8 +102,14 @@ public:
   /// Counts a decision taken elsewhere (the shared bucket) under `key`.
   void record(const std::string& key, bool granted);
 
-  /// "<key>.granted", "<key>.refused" for every key seen.
+  /// "<key>.granted", "<key>.refused" for every key seen; principals'
+  /// shares for the `top_principals` most refused, the rest summed under
+  /// "<key>@others" (bounded cardinality).
   counters snapshot() const;
+
+  /// Principals' shares kept at most; the longest unused go first.
+  static constexpr std::size_t max_shares = 10'000;
+  static constexpr std::size_t top_principals = 10;
 
 private:
   struct entry {
@@ -105,8 +118,15 @@ private:
     int64_t hold_until_ms = 0;
     int64_t granted = 0;
     int64_t refused = 0;
+    int64_t used_ms = 0;
   };
+  /// A principal's share, made on first use from its limit's template.
+  entry* share_entry(const std::string& key, int64_t now_ms);
+
   std::unordered_map<std::string, entry> entries_;
+  /// Limits with a principal share, by key.
+  std::unordered_map<std::string, rate_limit> shares_;
+  std::size_t share_count_ = 0;
 };
 
 struct rate_limiter_state {

@@ -101,22 +101,46 @@ caf::result<Reply> route(router_pointer self, Request& request) {
   auto rp = self->template make_response_promise<Reply>();
   auto name = settings->label.empty() ? std::string{"this tool"}
                                       : settings->label;
-  self->request(t.limiter, std::chrono::seconds{5},
-                acquire_permit{tool_limit_key(it->first, *settings)})
-    .then(
-      [rp, target, request, name](permit p) mutable {
-        if (p.granted) {
-          rp.delegate(target, std::move(request));
-          return;
-        }
-        auto seconds = static_cast<int32_t>(
-          std::max<int64_t>(1, (p.retry_after_ms + 999) / 1000));
-        rp.deliver(make_error(ec::rate_limited,
-                              name + " is limited to its calls per second; "
-                                     "try again shortly",
-                              "wait retryAfter seconds", seconds));
-      },
-      [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
+  auto key = tool_limit_key(it->first, *settings);
+  auto refuse = [](auto& rp, const permit& p, const std::string& why) {
+    auto seconds = static_cast<int32_t>(
+      std::max<int64_t>(1, (p.retry_after_ms + 999) / 1000));
+    rp.deliver(make_error(ec::rate_limited, why, "wait retryAfter seconds",
+                          seconds));
+  };
+  // The whole limit, then (with shares) first the principal's own share.
+  auto whole = [self, rp, target, request, name, key,
+                refuse](permit first) mutable {
+    if (!first.granted) {
+      refuse(rp, first,
+             name + ": this client's share of its calls per second is used "
+                    "up; try again shortly");
+      return;
+    }
+    self->request(self->state.targets.limiter, std::chrono::seconds{5},
+                  acquire_permit{key})
+      .then(
+        [rp, target, request, name, refuse](permit p) mutable {
+          if (p.granted) {
+            rp.delegate(target, std::move(request));
+            return;
+          }
+          refuse(rp, p,
+                 name + " is limited to its calls per second; try again "
+                        "shortly");
+        },
+        [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
+  };
+  const auto& principal = request.context.principal;
+  if (t.principal_shares && !principal.empty() && principal != "local") {
+    self
+      ->request(t.limiter, std::chrono::seconds{5},
+                acquire_permit{share_key(key, principal)})
+      .then([whole](permit p) mutable { whole(p); },
+            [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
+  } else {
+    whole(permit{});
+  }
   return rp;
 }
 

@@ -87,6 +87,8 @@ struct tool_router_targets {
   std::map<std::type_index, caf::actor> tool_actors;
   /// Inbound limits; asked only for tools whose settings have a tps.
   rate_limiter_actor limiter;
+  /// Each principal (but "local") is first held to its own share.
+  bool principal_shares = false;
   /// Told about every cancel_call.
   std::vector<cancel_listener_actor> cancel_listeners;
   /// Labels, deadlines and limits by tool; tools not listed are unlimited

@@ -307,6 +307,37 @@ void admit(gate_pointer self, uint64_t id) {
     enqueue(self, id);
     return;
   }
+  const auto& principal = it->second.call.context.principal;
+  if (st.options.principal_shares && !it->second.share_taken
+      && !principal.empty() && principal != "local") {
+    // The principal's own share first: one agent cannot take the quota.
+    self
+      ->request(st.limiter, std::chrono::seconds{5},
+                acquire_permit{share_key(upstream_key(st.options.name),
+                                         principal)})
+      .then(
+        [self, id](permit p) {
+          auto& st = self->state;
+          auto it = st.calls.find(id);
+          if (it == st.calls.end())
+            return;
+          if (!p.granted) {
+            ++st.rejected_limited;
+            auto seconds = static_cast<int32_t>(
+              std::max<int64_t>(1, (p.retry_after_ms + 999) / 1000));
+            finish(self, id,
+                   make_error(ec::rate_limited,
+                              "this client's share of upstream "
+                                + st.options.name + "'s quota is used up",
+                              "wait retryAfter seconds", seconds));
+            return;
+          }
+          it->second.share_taken = true;
+          admit(self, id);
+        },
+        [self, id](caf::error& err) { finish(self, id, std::move(err)); });
+    return;
+  }
   auto max_wait = std::max<int64_t>(
     0, std::min<int64_t>(left_ms(it->second.call), int64_t{1} << 31)
          - st.options.retry.min_attempt_ms);

@@ -30,6 +30,9 @@ struct upstream_gate_options {
   /// Calls waiting for a free worker at most; more are refused
   /// (rate-limited, retryAfter 1).
   std::size_t max_queue = 4096;
+  /// Each call's principal (but "local") is first held to its own share of
+  /// the quota.
+  bool principal_shares = false;
 };
 
 struct upstream_gate_state {
@@ -50,6 +53,8 @@ struct upstream_gate_state {
     /// Its outbound token is reserved: after the wait it goes straight to
     /// the queue.
     bool permitted = false;
+    /// Its principal's share granted it a token (once per call).
+    bool share_taken = false;
   };
 
   upstream_gate_options options;

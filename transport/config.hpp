@@ -136,6 +136,9 @@ struct daemon_config {
   int32_t replicas = 1;
   /// Per-tool inbound limits shared by the replicas too.
   bool shared_tool_limits = false;
+  /// With authentication on, each principal's share of every tool limit
+  /// and upstream quota, in percent (0 = none).
+  int32_t principal_share_percent = 25;
   /// Prefix of every Redis key (several deployments on one Redis).
   std::string redis_prefix = "transitd:";
   // Feeds: GTFS timetables the daemon routes on itself.

@@ -135,6 +135,9 @@ engine_config engine_settings(const daemon_config& cfg, bool routing_demo,
   e.shared.prefix = cfg.redis_prefix;
   e.shared.replicas = cfg.replicas;
   e.shared_tool_limits = cfg.shared_tool_limits;
+  // Shares need principals: only with authentication on.
+  if (cfg.tokens || !cfg.oauth_issuers.empty())
+    e.principal_share = cfg.principal_share_percent / 100.0;
   // --clock: results are computed for this instant, and the clock runs on.
   const int64_t clock_offset_ms
     = cfg.clock_start ? *cfg.clock_start * 1000 - now_ms() : 0;

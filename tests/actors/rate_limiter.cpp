@@ -119,3 +119,42 @@ TEST_CASE("token bucket: reservations queue callers at the rate, and a "
   CHECK(waiting.granted);
   CHECK(waiting.wait_ms == 250);
 }
+
+TEST_CASE("principals' shares: each its own bucket under the whole limit, "
+          "bounded in number and in metrics",
+          "[rate_limit][share]") {
+  rate_limit limit{"tool:t", 10, 10, false, 0.5};
+  rate_limits limits{{limit}};
+  // Alice floods: her share (5 a second) runs out, the rest is refused.
+  int alice = 0;
+  for (int i = 0; i < 100; ++i)
+    if (limits.acquire(share_key("tool:t", "user:alice"), 0).granted)
+      ++alice;
+  CHECK(alice == 5);
+  // Bob's share is untouched, and so is the whole limit's other half.
+  int bob = 0;
+  for (int i = 0; i < 5; ++i)
+    if (limits.acquire(share_key("tool:t", "user:bob"), 0).granted
+        && limits.acquire("tool:t", 0).granted)
+      ++bob;
+  CHECK(bob == 5);
+  // A key without a share template is not limited by name.
+  CHECK(limits.acquire("tool:other@user:alice", 0).granted);
+  // Metrics: the most refused principals by name, the rest summed.
+  for (int p = 0; p < 30; ++p)
+    for (int i = 0; i < 6 + p; ++i)
+      limits.acquire(share_key("tool:t", "p" + std::to_string(p)), 0);
+  auto c = limits.snapshot();
+  int named = 0;
+  int64_t others_refused = -1;
+  for (const auto& [name, value] : c.values) {
+    if (name.rfind("tool:t@", 0) == 0 && name.find(".refused") != std::string::npos) {
+      if (name == "tool:t@others.refused")
+        others_refused = value;
+      else
+        ++named;
+    }
+  }
+  CHECK(named == static_cast<int>(rate_limits::top_principals));
+  CHECK(others_refused > 0);
+}

@@ -405,3 +405,39 @@ TEST_CASE("e2e: a slow key fetch for a forged kid stalls nobody: cached-key "
   CHECK_THAT(metrics.body,
              Contains("transitd_http_auth_refusals_total{status=\"401\"} 2"));
 }
+
+TEST_CASE("e2e: with authentication, one agent sending ten times a tool's "
+          "limit gets rate-limited; another keeps its share",
+          "[e2e][security][share]") {
+  test::harness_options options;
+  options.tokens = two_principals();
+  options.station_toilets_tps = 8; // stationToilets: 8 a second in all
+  daemon_harness daemon{options};
+  mcp_client alice{daemon.port()};
+  alice.bearer = alice_token;
+  alice.initialize();
+  mcp_client bob{daemon.port()};
+  bob.bearer = bob_token;
+  bob.initialize();
+  auto toilets = json::object{{"stationName", "Abbey Wood"}};
+  int alice_ok = 0;
+  int alice_limited = 0;
+  for (int i = 0; i < 80; ++i) {
+    auto r = alice.call_tool("stationToilets", toilets);
+    if (r.contains("isError") && r.at("isError").as_bool()) {
+      CHECK_THAT(json::serialize(r), Contains("RATE_LIMIT_EXCEEDED"));
+      ++alice_limited;
+    } else {
+      ++alice_ok;
+    }
+  }
+  // Her share is a quarter of the 8: about 2 a second.
+  CHECK(alice_limited > 60);
+  int bob_ok = 0;
+  for (int i = 0; i < 2; ++i) {
+    auto r = bob.call_tool("stationToilets", toilets);
+    if (!(r.contains("isError") && r.at("isError").as_bool()))
+      ++bob_ok;
+  }
+  CHECK(bob_ok == 2);
+}
