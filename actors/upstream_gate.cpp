@@ -274,6 +274,17 @@ void pump(gate_pointer self) {
   }
 }
 
+/// Answers the call rate-limited, with when to retry.
+void refuse_limited(gate_pointer self, uint64_t id, std::string message,
+                    int64_t retry_after_ms) {
+  ++self->state.rejected_limited;
+  auto seconds = static_cast<int32_t>(
+    std::max<int64_t>(1, (retry_after_ms + 999) / 1000));
+  finish(self, id,
+         make_error(ec::rate_limited, std::move(message),
+                    "wait retryAfter seconds", seconds));
+}
+
 /// Queues a call that holds its outbound token for a worker.
 void enqueue(gate_pointer self, uint64_t id) {
   auto& st = self->state;
@@ -282,12 +293,9 @@ void enqueue(gate_pointer self, uint64_t id) {
     return;
   it->second.permitted = false; // spent; a retry takes another
   if (st.queue.size() >= st.options.max_queue) {
-    ++st.rejected_limited;
-    finish(self, id,
-           make_error(ec::rate_limited,
-                      "too many calls waiting for upstream "
-                        + st.options.name,
-                      "wait retryAfter seconds", 1));
+    refuse_limited(self, id,
+                   "too many calls waiting for upstream " + st.options.name,
+                   1000);
     return;
   }
   st.queue.push_back(id);
@@ -322,14 +330,10 @@ void admit(gate_pointer self, uint64_t id) {
           if (it == st.calls.end())
             return;
           if (!p.granted) {
-            ++st.rejected_limited;
-            auto seconds = static_cast<int32_t>(
-              std::max<int64_t>(1, (p.retry_after_ms + 999) / 1000));
-            finish(self, id,
-                   make_error(ec::rate_limited,
-                              "this client's share of upstream "
-                                + st.options.name + "'s quota is used up",
-                              "wait retryAfter seconds", seconds));
+            refuse_limited(self, id,
+                           "this client's share of upstream "
+                             + st.options.name + "'s quota is used up",
+                           p.retry_after_ms);
             return;
           }
           it->second.share_taken = true;
@@ -362,15 +366,11 @@ void admit(gate_pointer self, uint64_t id) {
             resume_after(self, id, p.retry_after_ms);
             return;
           }
-          ++st.rejected_limited;
-          auto seconds = static_cast<int32_t>(
-            std::max<int64_t>(1, (p.retry_after_ms + 999) / 1000));
-          finish(self, id,
-                 make_error(ec::rate_limited,
-                            "upstream " + st.options.name
-                              + " is rate limited; no request could be sent "
-                                "before the deadline",
-                            "wait retryAfter seconds", seconds));
+          refuse_limited(self, id,
+                         "upstream " + st.options.name
+                           + " is rate limited; no request could be sent "
+                             "before the deadline",
+                         p.retry_after_ms);
           return;
         }
         enqueue(self, id);
