@@ -464,6 +464,14 @@ void connection_reactor::dispatch(const connection_ptr& c) {
   set_phase(*c, phase::serving);
   std::weak_ptr<mailbox> mail = mail_;
   ++queued_;
+  {
+    // Every worker may be lingering on a busy connection: wake one.
+    std::lock_guard<std::mutex> lock{lingering_mutex_};
+    if (!lingering_.empty()) {
+      std::uint64_t one = 1;
+      [[maybe_unused]] auto n = ::write(lingering_.back(), &one, sizeof(one));
+    }
+  }
   pool_->enqueue([this, c, mail] {
     --queued_;
     bool keep = false;
@@ -520,6 +528,10 @@ std::size_t connection_reactor::work(const connection_ptr& c, bool& keep) {
     std::lock_guard<std::mutex> lock{c->owner_mutex};
     c->worker_wake = wake;
   }
+  {
+    std::lock_guard<std::mutex> lock{lingering_mutex_};
+    lingering_.push_back(wake);
+  }
   auto until = std::chrono::steady_clock::now() + options_.linger;
   auto cap = options_.framing.max_head + options_.framing.max_chunked;
   for (;;) {
@@ -568,6 +580,10 @@ std::size_t connection_reactor::work(const connection_ptr& c, bool& keep) {
       break; // the loop sees the hang-up too
     if ((fds[0].revents & POLLIN) != 0 && http.pull(cap).closed)
       break;
+  }
+  {
+    std::lock_guard<std::mutex> lock{lingering_mutex_};
+    lingering_.erase(std::find(lingering_.begin(), lingering_.end(), wake));
   }
   std::lock_guard<std::mutex> lock{c->owner_mutex};
   c->worker_wake = -1;

@@ -54,9 +54,10 @@ struct reactor_options {
   int stop_fd = -1;
   /// After a reply, the worker keeps a busy connection this long for its
   /// next request (and a deferred reply), unless other requests wait for a
-  /// worker: a keep-alive client's next call then costs no hand-over. 0:
-  /// every connection goes back to the loop at once.
-  std::chrono::milliseconds linger{20};
+  /// worker (the loop then wakes a lingering worker, which hands its
+  /// connection back): a keep-alive client's next call then costs no
+  /// hand-over. 0: every connection goes back to the loop at once.
+  std::chrono::milliseconds linger{250};
 };
 
 /// What the loop counts, for /metrics.
@@ -160,6 +161,10 @@ private:
   std::atomic<bool> stopping_flag_{false};
   /// Requests handed to the pool and not yet taken by a worker.
   std::atomic<int64_t> queued_{0};
+  /// The wake-up descriptors of the workers lingering now: a request for
+  /// the pool wakes one, so that it makes room.
+  std::mutex lingering_mutex_;
+  std::vector<int> lingering_;
   std::chrono::steady_clock::time_point last_expiry_;
   // Counters, read from any thread.
   std::atomic<int64_t> accepted_{0};
