@@ -97,17 +97,28 @@ TEST_CASE("e2e: tool calls waiting on a slow upstream hold no worker",
   mock::fault_settings slow;
   slow.latency_ms = 3000;
   daemon.mock().set_faults(slow);
+  // Sessions opened here: Catch's assertions are for this thread only, so
+  // the callers below only post and count.
+  std::vector<std::unique_ptr<mcp_client>> agents;
+  for (int i = 0; i < 12; ++i) {
+    agents.push_back(std::make_unique<mcp_client>(daemon.port()));
+    agents.back()->initialize();
+  }
   std::atomic<int> answered{0};
   std::vector<std::thread> callers;
   for (int i = 0; i < 12; ++i)
     callers.emplace_back([&, i] {
-      mcp_client agent{daemon.port()};
-      agent.initialize();
       // Distinct stops: no cache or single flight shares their work.
-      auto result = agent.call_tool(
-        "get_departures",
-        test::departures_args("HSL:10401" + std::to_string(10 + i)));
-      if (result.contains("structuredContent"))
+      auto res = agents[static_cast<std::size_t>(i)]->post(json::object{
+        {"jsonrpc", "2.0"},
+        {"id", 7},
+        {"method", "tools/call"},
+        {"params",
+         json::object{{"name", "get_departures"},
+                      {"arguments", test::departures_args(
+                                      "HSL:10401" + std::to_string(10 + i))}}}});
+      if (res.status == 200
+          && res.body.find("structuredContent") != std::string::npos)
         ++answered;
     });
   // While the twelve wait (3 s), the two workers are free: /healthz
