@@ -80,6 +80,7 @@ for target in mcp_endpoint digitransit_departures digitransit_stops \
               digitransit_network \
               request_framing; do
   [ -n "$only" ] && [ "$only" != "$target" ] && continue
+  mkdir -p "$dir/corpus/$target" # targets without seeds start empty
   echo "== fuzz_$target: $runs runs"
   if ! ASAN_OPTIONS=detect_leaks=1 \
        "$dir/tests/fuzz/fuzz_$target" "$dir/corpus/$target" \

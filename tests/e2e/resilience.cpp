@@ -6,6 +6,7 @@
 #include <chrono>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -381,11 +382,17 @@ TEST_CASE("e2e: fault run: mixed faults, every call answered, none lost",
     f.hang_ms = 1500;
     daemon.mock().set_faults(f);
     // 4 clients in parallel, 10 calls each across the tools.
+    // Sessions opened here: Catch's assertions are for this thread only,
+    // so the client threads only post and count.
+    std::vector<std::unique_ptr<mcp_client>> sessions;
+    for (int t = 0; t < 4; ++t) {
+      sessions.push_back(std::make_unique<mcp_client>(daemon.port()));
+      sessions.back()->initialize();
+    }
     std::vector<std::thread> clients;
     for (int t = 0; t < 4; ++t) {
       clients.emplace_back([&, t] {
-        mcp_client client{daemon.port()};
-        client.initialize();
+        auto& client = *sessions[static_cast<std::size_t>(t)];
         for (int i = 0; i < 10; ++i) {
           const auto& [tool, args] = calls[(t + i) % calls.size()];
           auto started = std::chrono::steady_clock::now();
