@@ -285,6 +285,21 @@ void refuse_limited(gate_pointer self, uint64_t id, std::string message,
                     "wait retryAfter seconds", seconds));
 }
 
+/// Asks the limiter for `ask`; `then` runs with the call's entry and the
+/// permit, unless the call has ended meanwhile.
+template <class Then>
+void ask_permit(gate_pointer self, uint64_t id, acquire_permit ask,
+                Then then) {
+  self->request(self->state.limiter, std::chrono::seconds{5}, std::move(ask))
+    .then(
+      [self, id, then](permit p) mutable {
+        auto it = self->state.calls.find(id);
+        if (it != self->state.calls.end())
+          then(it->second, p);
+      },
+      [self, id](caf::error& err) { finish(self, id, std::move(err)); });
+}
+
 /// Queues a call that holds its outbound token for a worker.
 void enqueue(gate_pointer self, uint64_t id) {
   auto& st = self->state;
@@ -319,63 +334,49 @@ void admit(gate_pointer self, uint64_t id) {
   if (st.options.principal_shares && !it->second.share_taken
       && !principal.empty() && principal != "local") {
     // The principal's own share first: one agent cannot take the quota.
-    self
-      ->request(st.limiter, std::chrono::seconds{5},
-                acquire_permit{share_key(upstream_key(st.options.name),
-                                         principal)})
-      .then(
-        [self, id](permit p) {
-          auto& st = self->state;
-          auto it = st.calls.find(id);
-          if (it == st.calls.end())
-            return;
-          if (!p.granted) {
-            refuse_limited(self, id,
-                           "this client's share of upstream "
-                             + st.options.name + "'s quota is used up",
-                           p.retry_after_ms);
-            return;
-          }
-          it->second.share_taken = true;
-          admit(self, id);
-        },
-        [self, id](caf::error& err) { finish(self, id, std::move(err)); });
+    ask_permit(self, id,
+               acquire_permit{share_key(upstream_key(st.options.name),
+                                        principal)},
+               [self, id](call_entry& entry, const permit& p) {
+                 if (!p.granted) {
+                   refuse_limited(self, id,
+                                  "this client's share of upstream "
+                                    + self->state.options.name
+                                    + "'s quota is used up",
+                                  p.retry_after_ms);
+                   return;
+                 }
+                 entry.share_taken = true;
+                 admit(self, id);
+               });
     return;
   }
   auto max_wait = std::max<int64_t>(
     0, std::min<int64_t>(left_ms(it->second.call), int64_t{1} << 31)
          - st.options.retry.min_attempt_ms);
-  self
-    ->request(st.limiter, std::chrono::seconds{5},
-              acquire_permit{upstream_key(st.options.name), max_wait})
-    .then(
-      [self, id](permit p) {
-        auto& st = self->state;
-        auto it = st.calls.find(id);
-        if (it == st.calls.end())
-          return;
-        auto& entry = it->second;
-        if (p.granted && p.wait_ms > 0) {
-          entry.permitted = true;
-          resume_after(self, id, p.wait_ms);
-          return;
-        }
-        if (!p.granted) {
-          if (p.retry_after_ms + st.options.retry.min_attempt_ms
-              <= left_ms(entry.call)) {
-            resume_after(self, id, p.retry_after_ms);
-            return;
-          }
-          refuse_limited(self, id,
-                         "upstream " + st.options.name
-                           + " is rate limited; no request could be sent "
-                             "before the deadline",
-                         p.retry_after_ms);
-          return;
-        }
-        enqueue(self, id);
-      },
-      [self, id](caf::error& err) { finish(self, id, std::move(err)); });
+  ask_permit(self, id, acquire_permit{upstream_key(st.options.name), max_wait},
+             [self, id](call_entry& entry, const permit& p) {
+               auto& st = self->state;
+               if (p.granted && p.wait_ms > 0) {
+                 entry.permitted = true;
+                 resume_after(self, id, p.wait_ms);
+                 return;
+               }
+               if (!p.granted) {
+                 if (p.retry_after_ms + st.options.retry.min_attempt_ms
+                     <= left_ms(entry.call)) {
+                   resume_after(self, id, p.retry_after_ms);
+                   return;
+                 }
+                 refuse_limited(self, id,
+                                "upstream " + st.options.name
+                                  + " is rate limited; no request could be "
+                                    "sent before the deadline",
+                                p.retry_after_ms);
+                 return;
+               }
+               enqueue(self, id);
+             });
 }
 
 } // namespace

@@ -61,6 +61,15 @@ void remember_name(int fd, bool peer, std::string& ip, int& port) {
   port = std::atoi(serv);
 }
 
+
+void drain(int event_fd) {
+  std::uint64_t count;
+  while (::read(event_fd, &count, sizeof(count)) > 0) {
+  }
+}
+
+} // namespace
+
 std::string_view reason_phrase(int status) {
   switch (status) {
     case 200: return "OK";
@@ -75,24 +84,18 @@ std::string_view reason_phrase(int status) {
     case 406: return "Not Acceptable";
     case 408: return "Request Timeout";
     case 413: return "Payload Too Large";
+    case 414: return "URI Too Long";
     case 415: return "Unsupported Media Type";
     case 429: return "Too Many Requests";
     case 431: return "Request Header Fields Too Large";
     case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
     case 502: return "Bad Gateway";
     case 503: return "Service Unavailable";
     case 504: return "Gateway Timeout";
     default: return "Unknown";
   }
 }
-
-void drain(int event_fd) {
-  std::uint64_t count;
-  while (::read(event_fd, &count, sizeof(count)) > 0) {
-  }
-}
-
-} // namespace
 
 deferred_reply::deferred_reply(int fd, int wake_fd, bool send_here,
                                bool close, std::string keep_alive,

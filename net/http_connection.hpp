@@ -48,6 +48,9 @@ struct connection_limits {
 
 class http_connection;
 
+/// The reason phrase of an HTTP status ("Not Found"; "Unknown" for others).
+std::string_view reason_phrase(int status);
+
 /// A reply that another thread delivers after its request's handler has
 /// returned: an actor finishing a tool call writes it while the
 /// connection's own thread has gone back to waiting for the client. Over
