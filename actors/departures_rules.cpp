@@ -132,6 +132,10 @@ get_departures_reply build_departures_board(
       out.trip_id = time->trip_id;
     if (!time->service_date.empty())
       out.service_date = time->service_date;
+    if (!time->color.empty())
+      out.color = time->color;
+    if (!time->text_color.empty())
+      out.text_color = time->text_color;
     reply.departures.push_back(std::move(out));
   }
   // Rule 6: the newest of the upstream's realtime stamps and the time the

@@ -69,12 +69,16 @@ struct departure {
   /// For get_trip: the trip and its service date (YYYY-MM-DD).
   std::optional<std::string> trip_id;
   std::optional<std::string> service_date;
+  /// The line's colours (RRGGBB), when the provider gives them.
+  std::optional<std::string> color;
+  std::optional<std::string> text_color;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, departure& x) {
   return f(x.line, x.mode, x.destination, x.scheduled_time, x.realtime_time,
-           x.delay_seconds, x.status, x.platform, x.trip_id, x.service_date);
+           x.delay_seconds, x.status, x.platform, x.trip_id, x.service_date,
+           x.color, x.text_color);
 }
 
 /// Tool reply: the contract's output object.
@@ -136,13 +140,17 @@ struct stop_time {
   /// A prediction with no timetable behind it (TfL's countdown, D23): the
   /// scheduled time is the predicted one and no delay is claimed.
   bool prediction_only = false;
+  /// The line's colours (RRGGBB); empty when the provider gives none.
+  std::string color;
+  std::string text_color;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, stop_time& x) {
   return f(x.line, x.mode, x.headsign, x.scheduled_departure,
            x.realtime_departure, x.realtime, x.cancelled, x.platform,
-           x.trip_id, x.service_date, x.prediction_only);
+           x.trip_id, x.service_date, x.prediction_only, x.color,
+           x.text_color);
 }
 
 /// Provider answer.

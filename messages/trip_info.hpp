@@ -80,6 +80,12 @@ struct trip_details {
   std::string line;
   transit_mode mode = transit_mode::bus;
   std::string headsign;
+  /// The line's colours (RRGGBB); empty when the feed gives none.
+  std::string color;
+  std::string text_color;
+  /// The way the trip takes (the feed's shapes, else its stops),
+  /// simplified.
+  std::vector<coordinate> path;
   /// "scheduled", "running" (realtime known), "cancelled" or "added".
   std::string state = "scheduled";
   std::vector<trip_call> calls;
@@ -95,7 +101,7 @@ struct trip_details {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, trip_details& x) {
   return f(x.trip_id, x.service_date, x.route_id, x.line, x.mode, x.headsign,
-           x.state, x.calls, x.vehicle, x.timezone, x.fetched_ms,
+           x.color, x.text_color, x.path, x.state, x.calls, x.vehicle, x.timezone, x.fetched_ms,
            x.realtime_ms, x.warnings);
 }
 

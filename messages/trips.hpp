@@ -155,6 +155,13 @@ struct trip_leg {
   /// (YYYY-MM-DD), when the provider says.
   std::optional<std::string> trip_id;
   std::optional<std::string> service_date;
+  /// Transit legs: the line's colours (RRGGBB), when the provider gives
+  /// them.
+  std::optional<std::string> color;
+  std::optional<std::string> text_color;
+  /// Transit legs: the way the vehicle takes (the feed's shapes, else its
+  /// stops), simplified; empty when the provider gives none.
+  std::vector<coordinate> path;
 };
 
 template <class Inspector>
@@ -162,7 +169,8 @@ typename Inspector::result_type inspect(Inspector& f, trip_leg& x) {
   return f(x.mode, x.transit, x.line, x.headsign, x.from, x.to,
            x.scheduled_start, x.scheduled_end, x.realtime_start,
            x.realtime_end, x.cancelled, x.distance, x.accessibility_score,
-           x.delay_seconds, x.status, x.trip_id, x.service_date);
+           x.delay_seconds, x.status, x.trip_id, x.service_date, x.color,
+           x.text_color, x.path);
 }
 
 struct itinerary {

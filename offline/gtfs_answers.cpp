@@ -19,6 +19,13 @@ place_ref place_of(const timetable& tt, uint32_t s) {
   return {tt.stops[s].name, public_id(tt, s), tt.stops[s].position};
 }
 
+void line_colors(const timetable& tt, uint32_t route, trip_leg& leg) {
+  if (!tt.routes[route].color.empty())
+    leg.color = tt.routes[route].color;
+  if (!tt.routes[route].text_color.empty())
+    leg.text_color = tt.routes[route].text_color;
+}
+
 } // namespace
 
 std::optional<failure> outside_service(const timetable& tt, int64_t epoch) {
@@ -110,6 +117,8 @@ outcome<stop_departures> departures_at(const timetable& tt,
     transitd::stop_time out;
     out.line = std::string{tt.line_name(route)};
     out.mode = tt.routes[route].mode;
+    out.color = tt.routes[route].color;
+    out.text_color = tt.routes[route].text_color;
     out.headsign = std::string{headsign};
     out.scheduled_departure = scheduled;
     if (!tt.stops[s].platform_code.empty())
@@ -398,12 +407,18 @@ trip_plans plan_trips(raptor& router, const timetable& tt,
         leg.transit = true;
         leg.mode = tt.routes[e.route].mode;
         leg.line = std::string{tt.line_name(e.route)};
+        line_colors(tt, e.route, leg);
         if (e.trip != none) {
           auto tp = tt.trip_pattern[e.trip];
           leg.headsign = std::string{tt.headsign(tp, tt.trip_rank[e.trip])};
+          if (auto at = positions_on_trip(tt, e.trip, l.from_stop, l.to_stop))
+            leg.path = trip_path(tt, e.trip, at->first, at->second,
+                                 max_leg_points);
         } else {
           leg.headsign = e.headsign;
         }
+        if (leg.path.empty())
+          leg.path = {leg.from.position, leg.to.position};
         if (e.trip != none)
           leg.trip_id = tt.name + ":" + tt.trips[e.trip].id;
         else
@@ -422,6 +437,9 @@ trip_plans plan_trips(raptor& router, const timetable& tt,
         leg.transit = true;
         leg.mode = tt.routes[tr.route].mode;
         leg.line = std::string{tt.line_name(tr.route)};
+        line_colors(tt, tr.route, leg);
+        leg.path = trip_path(tt, tt.pattern_trips[p.trips_begin + l.trip_rank],
+                             l.board, l.alight, max_leg_points);
         leg.headsign = std::string{tt.headsign(l.pattern, l.trip_rank)};
         leg.trip_id = tt.name + ":" + tr.id;
         if (auto day = day_of_origin(tt, p.zone, l.origin))

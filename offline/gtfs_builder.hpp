@@ -159,6 +159,13 @@ struct calendar_row {
 /// frequencies.txt may not expand into more trips than this.
 constexpr std::size_t max_frequency_trips = 5'000'000;
 
+/// shapes.txt: points read at most, each path simplified within this many
+/// meters and to at most this many points, and points kept in all.
+constexpr std::size_t max_shape_rows = 30'000'000;
+constexpr double shape_tolerance_m = 2.0;
+constexpr std::size_t max_shape_points = 2'000;
+constexpr std::size_t max_shape_points_total = 6'000'000;
+
 struct source_keys;
 
 struct builder {
@@ -208,6 +215,10 @@ struct builder {
   std::optional<failure> read_calendar(feed_files& feed, source_keys& keys);
   std::optional<failure> read_calendar_dates(feed_files& feed,
                                              source_keys& keys);
+  /// shapes.txt (optional): each path sorted by shape_pt_sequence and
+  /// simplified; a file without its columns, or past the points budget, is
+  /// skipped with a note (trips are then drawn through their stops).
+  std::optional<failure> read_shapes(feed_files& feed, source_keys& keys);
   std::optional<failure> read_trips(feed_files& feed, source_keys& keys,
                                     uint16_t agency_zone);
   std::optional<failure> read_stop_times(feed_files& feed, source_keys& keys);
@@ -288,6 +299,7 @@ struct source_keys {
   std::unordered_map<std::string, uint32_t> trips;
   std::unordered_map<std::string, uint32_t> services;
   std::unordered_map<std::string, uint32_t> stops;
+  std::unordered_map<std::string, uint32_t> shapes;
   uint32_t service_base = 0;
 };
 

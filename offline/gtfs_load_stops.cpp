@@ -50,6 +50,9 @@ std::optional<failure> builder::read_source(feed_files& feed,
   if (feed.has("calendar_dates.txt"))
     if (auto bad = read_calendar_dates(feed, keys))
       return bad;
+  if (feed.has("shapes.txt"))
+    if (auto bad = read_shapes(feed, keys))
+      return bad;
   if (auto bad = read_trips(feed, keys, agency_zone))
     return bad;
   if (auto bad = read_stop_times(feed, keys))

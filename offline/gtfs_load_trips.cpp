@@ -24,6 +24,7 @@ std::optional<failure> builder::read_trips(feed_files& feed,
   auto headsign = t.column("trip_headsign");
   auto direction = t.column("direction_id");
   auto wheelchair = t.column("wheelchair_accessible");
+  auto shape_col = t.column("shape_id");
   while (t.next()) {
     trip x;
     x.id = std::string{t.get(id)};
@@ -47,6 +48,10 @@ std::optional<failure> builder::read_trips(feed_files& feed,
     x.direction = t.get(direction) == "1" ? 1 : 0;
     x.wheelchair = static_cast<uint8_t>(
       std::clamp(number_or<int>(t.get(wheelchair), 0), 0, 2));
+    if (auto sh = t.get(shape_col); !sh.empty() && !keys.shapes.empty())
+      if (auto it = keys.shapes.find(std::string{sh});
+          it != keys.shapes.end())
+        x.shape = it->second;
     keys.trips.emplace(x.id, out->trips.size());
     out->trips.push_back(std::move(x));
     trip_zones.push_back(agency_zone);

@@ -62,4 +62,23 @@ outcome<line_status_list> line_status_of(const timetable& tt,
                                          const realtime_layer* rt,
                                          const line_status_query& query);
 
+/// Points a view draws a leg or a trip with, at most this many.
+inline constexpr std::size_t max_leg_points = 100;
+inline constexpr std::size_t max_trip_points = 300;
+
+/// The way trip `trip` takes from its stop at position `from` to the one
+/// at `to` (positions of its pattern): along its shapes.txt path when it
+/// has one (each stop placed, in order, at its nearest point on the path),
+/// else straight through its stops; simplified to at most `max_points`.
+/// Empty when the positions are not a ride.
+std::vector<coordinate> trip_path(const timetable& tt, uint32_t trip,
+                                  uint32_t from, uint32_t to,
+                                  std::size_t max_points);
+
+/// The positions of `from_stop` and a later `to_stop` on `trip`'s
+/// pattern (a realtime leg names stops, not positions).
+std::optional<std::pair<uint32_t, uint32_t>>
+positions_on_trip(const timetable& tt, uint32_t trip, uint32_t from_stop,
+                  uint32_t to_stop);
+
 } // namespace transitd::gtfs

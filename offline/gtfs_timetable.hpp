@@ -64,6 +64,15 @@ struct trip {
   uint8_t direction = 0;
   /// GTFS wheelchair_accessible: 0 unknown, 1 yes, 2 no.
   uint8_t wheelchair = 0;
+  /// Its shapes.txt path (index into `timetable::shape_begin`), or `none`.
+  uint32_t shape = none;
+};
+
+/// A point of a shapes.txt path (single precision: about a meter, and
+/// half the memory).
+struct shape_point {
+  float lat = 0;
+  float lon = 0;
 };
 
 /// A RAPTOR route: trips of one service that call at the same stops in the
@@ -189,6 +198,10 @@ public:
   std::vector<std::vector<int64_t>> day_origins;
   /// Each stop's name folded by `fold_name`, for name search.
   std::vector<std::string> folded_names;
+  /// shapes.txt, each path simplified when read (`max_shape_points`):
+  /// shape `k` is `shape_points[shape_begin[k]..shape_begin[k+1])`.
+  std::vector<uint32_t> shape_begin{0};
+  std::vector<shape_point> shape_points;
   /// The stops' bounding box, the service area.
   region area;
   load_report report;

@@ -101,6 +101,9 @@ outcome<trip_details> trip_of(const timetable& tt, const realtime_layer* rt,
   out.line = std::string{tt.line_name(trip.route)};
   out.mode = tt.routes[trip.route].mode;
   out.headsign = std::string{tt.headsign(p_index, rank)};
+  out.color = tt.routes[trip.route].color;
+  out.text_color = tt.routes[trip.route].text_color;
+  out.path = trip_path(tt, *t, 0, p.stop_count - 1, max_trip_points);
   out.timezone = tt.zones[p.zone];
   auto origin = tt.origin(p.zone, *day);
   const rt_trip* live = rt ? rt->find(*t, *day) : nullptr;

@@ -66,7 +66,7 @@ mkdir -p "$dir/corpus/gtfs_feed"
 for zip in "$fixtures"/gtfs/*/*.zip; do
   [ -f "$zip" ] || continue
   for f in agency stops routes trips stop_times calendar calendar_dates \
-           frequencies transfers feed_info; do
+           frequencies transfers feed_info translations shapes; do
     { unzip -p "$zip" "$f.txt" 2>/dev/null || true; } | head -c 3000
     printf '\0'
   done > "$dir/corpus/gtfs_feed/seed-$(basename "$zip" .zip)"

@@ -25,6 +25,7 @@ packages=(
   unzip                          # fuzz seeds from the GTFS fixtures
   python3                        # tests/layers.py (the include layers)
   clang libclang-rt-14-dev       # libFuzzer targets (tests/fuzz)
+  chromium fonts-dejavu-core     # the views' browser tests (tests/views)
 )
 
 if [ "$(id -u)" -eq 0 ]; then

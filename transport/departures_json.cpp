@@ -58,6 +58,8 @@ tool_spec get_departures_spec() {
   departure["platform"] = schema_string();
   departure["tripId"] = schema_string("the trip, for get_trip");
   departure["serviceDate"] = schema_string("YYYY-MM-DD, for get_trip");
+  departure["color"] = schema_string("the line's colour, RRGGBB");
+  departure["textColor"] = schema_string("text on that colour, RRGGBB");
   json::object output;
   output["stopId"] = schema_string();
   output["stopName"] = schema_string();
@@ -119,6 +121,10 @@ json::object to_json(const get_departures_reply& reply) {
       item["tripId"] = *d.trip_id;
     if (d.service_date)
       item["serviceDate"] = *d.service_date;
+    if (d.color)
+      item["color"] = *d.color;
+    if (d.text_color)
+      item["textColor"] = *d.text_color;
     departures.push_back(std::move(item));
   }
   json::object out;

@@ -7,6 +7,7 @@
 
 #include "transitd/transport/json_text.hpp"
 #include "transitd/transport/logging.hpp"
+#include "transitd/transport/views.hpp"
 
 namespace json = boost::json;
 
@@ -160,6 +161,8 @@ core::handle_stateless(const json_rpc::message& message, const peer& from,
     return ok_answer(discover(id));
   if (message.method == "tools/list")
     return ok_answer(list_tools(id, message.params, true));
+  if (auto out = resources(message, true))
+    return ok_answer(std::move(*out));
   if (message.method == "tools/call") {
     call_origin origin;
     const auto& meta = message.params.at("_meta").get_object();
@@ -170,19 +173,20 @@ core::handle_stateless(const json_rpc::message& message, const peer& from,
     return call_tool(origin, message, from, reply);
   }
   // initialize, ping, logging/setLevel and resources/subscribe are gone in
-  // 2026-07-28; prompts, resources, completions and subscriptions are not
-  // offered (server/discover says so).
+  // 2026-07-28; prompts, completions and subscriptions are not offered
+  // (server/discover says so).
   return stateless_refusal(answer_kind::not_found, id,
                            json_rpc::method_not_found,
                            "Method not found: " + message.method
                              + " (this server offers server/discover, "
-                               "tools/list and tools/call)");
+                               "tools/list, tools/call, resources/list and "
+                               "resources/read)");
 }
 
 json::object core::discover(const json::value& id) const {
   json::object result;
   result["supportedVersions"] = json::array{stateless_protocol_version};
-  result["capabilities"] = json::object{{"tools", json::object{}}};
+  result["capabilities"] = capabilities(true);
   result["instructions"] = instructions();
   result["ttlMs"] = list_ttl_ms;
   result["cacheScope"] = "public";
@@ -218,12 +222,9 @@ answer core::initialize(const json_rpc::message& message, const peer& from) {
       answer_kind::unavailable, id, json_rpc::internal_error,
       "Service Unavailable: all " + std::to_string(options_.max_sessions)
         + " sessions (max-sessions) have calls in flight; retry shortly");
-  json::object capabilities;
-  capabilities["tools"] = json::object{{"listChanged", false}};
-  capabilities["logging"] = json::object{};
   json::object result;
   result["protocolVersion"] = version;
-  result["capabilities"] = std::move(capabilities);
+  result["capabilities"] = capabilities(false);
   result["serverInfo"] = json::object{{"name", options_.server_name},
                                       {"title", "transitd: public transit"},
                                       {"version", options_.server_version}};
@@ -249,6 +250,8 @@ std::optional<answer> core::dispatch(const std::string& session_id,
                      reply);
   if (method == "logging/setLevel")
     return set_log_level(session_id, message);
+  if (auto out = resources(message, false))
+    return ok_answer(std::move(*out));
   return ok_answer(json_rpc::make_error(id, json_rpc::method_not_found,
                                         "Method not found: " + method));
 }
@@ -298,6 +301,75 @@ json::object core::list_tools(const json::value& id,
   if (stateless) {
     // The list is fixed for the daemon's configuration and the same for
     // every caller.
+    result["ttlMs"] = list_ttl_ms;
+    result["cacheScope"] = "public";
+    stamp_result(result);
+  }
+  return json_rpc::make_result(id, std::move(result));
+}
+
+json::object core::capabilities(bool stateless) const {
+  json::object out;
+  if (stateless) {
+    out["tools"] = json::object{};
+    out["resources"] = json::object{};
+  } else {
+    out["tools"] = json::object{{"listChanged", false}};
+    out["resources"] = json::object{{"listChanged", false},
+                                    {"subscribe", false}};
+    out["logging"] = json::object{};
+  }
+  out["extensions"] = json::object{
+    {ui_extension,
+     json::object{{"mimeTypes", json::array{view_mime_type}}}}};
+  return out;
+}
+
+std::optional<json::object>
+core::resources(const json_rpc::message& message, bool stateless) const {
+  const auto& id = message.id;
+  const auto& method = message.method;
+  if (method != "resources/list" && method != "resources/templates/list"
+      && method != "resources/read")
+    return std::nullopt;
+  json::object result;
+  if (method == "resources/read") {
+    auto it = message.params.find("uri");
+    if (it == message.params.end() || !it->value().is_string())
+      return json_rpc::make_error(id, json_rpc::invalid_params,
+                                  "Invalid params: resources/read needs "
+                                  "\"uri\" (a string)");
+    const auto* v = find_view(it->value().get_string());
+    if (v == nullptr) {
+      std::string known;
+      for (const auto& each : views())
+        known += (known.empty() ? "" : ", ") + each.uri;
+      // A resource not found: -32602 with data.uri in 2026-07-28
+      // (SEP-2164), -32002 in the session revisions.
+      return json_rpc::make_error(
+        id, stateless ? json_rpc::invalid_params : -32002,
+        "Resource not found: " + std::string{it->value().get_string()}
+          + " (this server has " + known + ")",
+        json::object{{"uri", it->value()}});
+    }
+    result["contents"] = json::array{resource_contents(*v)};
+  } else {
+    if (auto it = message.params.find("cursor");
+        it != message.params.end())
+      // One page holds them all: no cursor is ever handed out.
+      return json_rpc::make_error(id, json_rpc::invalid_params,
+                                  "Invalid params: unknown cursor");
+    if (method == "resources/list") {
+      json::array list;
+      for (const auto& v : views())
+        list.push_back(resource_entry(v));
+      result["resources"] = std::move(list);
+    } else {
+      result["resourceTemplates"] = json::array{};
+    }
+  }
+  if (stateless) {
+    // Compiled in: the same for every caller while the daemon runs.
     result["ttlMs"] = list_ttl_ms;
     result["cacheScope"] = "public";
     stamp_result(result);

@@ -91,6 +91,13 @@ private:
   /// What the server is for (initialize and server/discover).
   std::string instructions() const;
   boost::json::object discover(const boost::json::value& id) const;
+  /// resources/list, resources/templates/list and resources/read: the
+  /// views (transport/views.hpp); nullopt for another method.
+  std::optional<boost::json::object>
+  resources(const json_rpc::message& message, bool stateless) const;
+  /// The server's capabilities (initialize; server/discover without
+  /// logging, which 2026-07-28 dropped).
+  boost::json::object capabilities(bool stateless) const;
   boost::json::object list_tools(const boost::json::value& id,
                                  const boost::json::object& params,
                                  bool stateless) const;

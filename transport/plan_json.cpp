@@ -1,4 +1,5 @@
 #include "transitd/transport/plan_json.hpp"
+#include "transitd/util/polyline.hpp"
 
 #include <cmath>
 
@@ -137,6 +138,10 @@ json::object leg_schema() {
                                  "scheduled_only"});
   props["tripId"] = schema_string("the trip, for get_trip");
   props["serviceDate"] = schema_string("YYYY-MM-DD, for get_trip");
+  props["color"] = schema_string("the line's colour, RRGGBB");
+  props["textColor"] = schema_string("text on that colour, RRGGBB");
+  props["geometry"] = schema_string(
+    "the way the vehicle takes, as an encoded polyline (precision 5)");
   props["distance"] = json::object{{"type", "integer"}, {"minimum", 0},
                                   {"description", "meters"}};
   return schema_object(std::move(props),
@@ -285,6 +290,12 @@ json::object to_json(const plan_trip_reply& reply) {
         l["tripId"] = *leg.trip_id;
       if (leg.service_date)
         l["serviceDate"] = *leg.service_date;
+      if (leg.color)
+        l["color"] = *leg.color;
+      if (leg.text_color)
+        l["textColor"] = *leg.text_color;
+      if (!leg.path.empty())
+        l["geometry"] = encode_polyline(leg.path);
       legs.push_back(std::move(l));
     }
     json::object item{{"start", iso(it.start, zone)},

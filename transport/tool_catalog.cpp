@@ -1,6 +1,7 @@
 #include "transitd/transport/tool_catalog.hpp"
 
 #include "transitd/transport/hints.hpp"
+#include "transitd/transport/views.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -88,6 +89,14 @@ json::object tool_catalog::definition(const tool_spec& spec) {
   out["inputSchema"] = spec.input.schema();
   out["outputSchema"] = spec.output_schema;
   out["annotations"] = std::move(annotations);
+  if (const auto* v = view_of_tool(spec.name)) {
+    // MCP Apps: the view a host draws the result with (and the flat key
+    // hosts of the extension's first drafts read).
+    json::object meta;
+    meta["ui"] = json::object{{"resourceUri", v->uri}};
+    meta["ui/resourceUri"] = v->uri;
+    out["_meta"] = std::move(meta);
+  }
   return out;
 }
 

@@ -1,4 +1,5 @@
 #include "transitd/transport/trip_json.hpp"
+#include "transitd/util/polyline.hpp"
 
 #include "transitd/messages/time.hpp"
 #include "transitd/transport/departures_json.hpp"
@@ -74,6 +75,10 @@ tool_spec get_trip_spec() {
   output["line"] = schema_string();
   output["mode"] = schema_enum(transit_mode_names());
   output["headsign"] = schema_string();
+  output["color"] = schema_string("the line's colour, RRGGBB");
+  output["textColor"] = schema_string("text on that colour, RRGGBB");
+  output["geometry"] = schema_string(
+    "the way the trip takes, as an encoded polyline (precision 5)");
   output["state"] = schema_enum({"scheduled", "running", "cancelled"});
   output["calls"] = schema_array(call_schema());
   output["vehicle"] = schema_object(std::move(vehicle),
@@ -141,6 +146,12 @@ json::object to_json(const get_trip_reply& reply) {
                    {"correlationId", reply.correlation_id}};
   if (!t.route_id.empty())
     out["routeId"] = t.route_id;
+  if (!t.color.empty())
+    out["color"] = t.color;
+  if (!t.text_color.empty())
+    out["textColor"] = t.text_color;
+  if (!t.path.empty())
+    out["geometry"] = encode_polyline(t.path);
   if (t.vehicle) {
     const auto& v = *t.vehicle;
     json::object vehicle{

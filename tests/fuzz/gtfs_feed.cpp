@@ -1,14 +1,17 @@
 // libFuzzer: the GTFS feed reader (CSV by header, every file routing
 // reads, the timetable build) and the answers on what loaded, RAPTOR
-// included. The input is the files' texts separated by NUL bytes, in the
-// order of `files` below; missing trailing files are absent.
+// included, and trips' ways along shapes.txt. The input is the files'
+// texts separated by NUL bytes, in the order of `files` below; missing
+// trailing files are absent.
 #include <map>
 #include <string>
 
 #include "transitd/offline/gtfs_answers.hpp"
 #include "transitd/offline/gtfs_language.hpp"
+#include "transitd/offline/gtfs_network.hpp"
 #include "transitd/offline/gtfs_reader.hpp"
 #include "tests/fuzz/common.hpp"
+#include "transitd/util/polyline.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace transitd;
@@ -17,7 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                 "stop_times.txt", "calendar.txt",
                                 "calendar_dates.txt", "frequencies.txt",
                                 "transfers.txt",  "feed_info.txt",
-                                "translations.txt"};
+                                "translations.txt", "shapes.txt"};
   auto input = fuzz::text(data, size);
   std::map<std::string, std::string> feed;
   std::size_t start = 0;
@@ -66,5 +69,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   plan.arrive_by = true;
   plan.time += 12 * 3600;
   (void)gtfs::plan_trips(router, t, plan);
+  // A trip's way along shapes.txt, and its polyline read back.
+  for (uint32_t i = 0; i < t.trips.size() && i < 4; ++i) {
+    trip_query trip;
+    trip.trip_id = "f:" + t.trips[i].id;
+    trip.time = departures.start_time;
+    if (auto details = gtfs::trip_of(t, nullptr, trip)) {
+      auto encoded = encode_polyline(details->path);
+      auto decoded = decode_polyline(encoded);
+      if (!decoded || decoded->size() != details->path.size())
+        __builtin_trap();
+    }
+  }
   return 0;
 }

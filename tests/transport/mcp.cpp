@@ -525,7 +525,7 @@ TEST_CASE_METHOD(endpoint_fixture, "protocol errors are JSON-RPC errors",
   CHECK(rpc(session, "tools/call", R"({"name":"echo","arguments":[1]})")
           .at("error").at("code").as_int64()
         == -32602);
-  CHECK(rpc(session, "resources/list").at("error").at("code").as_int64()
+  CHECK(rpc(session, "prompts/list").at("error").at("code").as_int64()
         == -32601);
 }
 
@@ -911,7 +911,14 @@ TEST_CASE_METHOD(endpoint_fixture,
   CHECK(result.at("supportedVersions").as_array()
         == json::array{"2026-07-28"});
   CHECK(result.at("capabilities").as_object()
-        == json::object{{"tools", json::object{}}});
+        == json::object{
+          {"tools", json::object{}},
+          {"resources", json::object{}},
+          {"extensions",
+           json::object{{"io.modelcontextprotocol/ui",
+                         json::object{{"mimeTypes",
+                                       json::array{
+                                         "text/html;profile=mcp-app"}}}}}}});
   CHECK(result.at("ttlMs").as_int64() == 3600000);
   CHECK(result.at("cacheScope").as_string() == "public");
   CHECK(result.at("_meta")
@@ -1200,4 +1207,91 @@ TEST_CASE("2026-07-28: Mcp-Param headers of x-mcp-header fields mirror "
                      {{"mcp-param-station", "=?base64?QmFuaw?="}});
   CHECK(error_code(broken) == -32020);
   CHECK_THAT(broken.body, Catch::Contains("not valid"));
+}
+
+// -- MCP Apps: the views as resources -------------------------------------------
+
+TEST_CASE_METHOD(endpoint_fixture,
+                 "a session lists and reads the views; initialize declares "
+                 "resources and the ui extension",
+                 "[mcp][views]") {
+  auto init = post(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})");
+  auto caps = json::parse(init.body).at("result").at("capabilities");
+  CHECK(caps.at("resources").at("listChanged") == false);
+  CHECK(caps.at("extensions")
+          .at("io.modelcontextprotocol/ui")
+          .at("mimeTypes")
+        == json::array{"text/html;profile=mcp-app"});
+  auto session = initialize();
+  auto listed = rpc(session, "resources/list").at("result");
+  const auto& resources = listed.at("resources").as_array();
+  REQUIRE(resources.size() == 3);
+  std::vector<std::string> uris;
+  for (const auto& r : resources) {
+    uris.emplace_back(r.at("uri").as_string());
+    CHECK(r.at("mimeType") == "text/html;profile=mcp-app");
+    CHECK_FALSE(r.at("description").as_string().empty());
+  }
+  CHECK(uris == std::vector<std::string>{"ui://transitd/departures",
+                                         "ui://transitd/trip",
+                                         "ui://transitd/lines"});
+  for (const auto& uri : uris) {
+    auto read = rpc(session, "resources/read",
+                    R"({"uri":")" + uri + R"("})")
+                  .at("result");
+    const auto& contents = read.at("contents").as_array();
+    REQUIRE(contents.size() == 1);
+    CHECK(contents[0].at("uri") == uri.c_str());
+    CHECK(contents[0].at("mimeType") == "text/html;profile=mcp-app");
+    // No domains declared: the host allows the view no network.
+    CHECK(contents[0].at("_meta").at("ui").at("csp") == json::object{});
+    std::string html{contents[0].at("text").as_string()};
+    CHECK_THAT(html, Catch::StartsWith("<!doctype html>"));
+    CHECK_THAT(html, Catch::Contains("default-src 'none'"));
+    // Each document stands alone: the shared parts were included.
+    CHECK_THAT(html, Catch::Contains("ui/initialize"));
+    CHECK(html.find("@include") == std::string::npos);
+  }
+  CHECK(rpc(session, "resources/templates/list")
+          .at("result").at("resourceTemplates") == json::array{});
+}
+
+TEST_CASE_METHOD(endpoint_fixture,
+                 "resources/read of an unknown uri is -32002 naming the "
+                 "views; a bad request is -32602",
+                 "[mcp][views]") {
+  auto session = initialize();
+  auto unknown = rpc(session, "resources/read",
+                     R"({"uri":"ui://transitd/nope"})");
+  CHECK(unknown.at("error").at("code").as_int64() == -32002);
+  CHECK_THAT(std::string{unknown.at("error").at("message").as_string()},
+             Catch::Contains("ui://transitd/departures"));
+  CHECK(unknown.at("error").at("data").at("uri") == "ui://transitd/nope");
+  CHECK(rpc(session, "resources/read", R"({})")
+          .at("error").at("code").as_int64() == -32602);
+  CHECK(rpc(session, "resources/read", R"({"uri":7})")
+          .at("error").at("code").as_int64() == -32602);
+  CHECK(rpc(session, "resources/list", R"({"cursor":"1"})")
+          .at("error").at("code").as_int64() == -32602);
+}
+
+TEST_CASE_METHOD(endpoint_fixture,
+                 "2026-07-28: resources/list and resources/read without a "
+                 "session, with cache hints",
+                 "[mcp][views][stateless]") {
+  auto listed = body_of(endpoint->handle(modern_request("resources/list")));
+  const auto& result = listed.at("result").as_object();
+  CHECK(result.at("resources").as_array().size() == 3);
+  CHECK(result.at("cacheScope") == "public");
+  CHECK(result.at("resultType") == "complete");
+  auto read = body_of(endpoint->handle(
+    modern_request("resources/read", R"("uri":"ui://transitd/trip")", {},
+                   "ui://transitd/trip")));
+  CHECK(read.at("result").at("contents").at(0).at("uri")
+        == "ui://transitd/trip");
+  auto missing = body_of(endpoint->handle(
+    modern_request("resources/read", R"("uri":"ui://x")", {}, "ui://x")));
+  // SEP-2164: invalid params naming the uri (sessions keep -32002).
+  CHECK(missing.at("error").at("code").as_int64() == -32602);
+  CHECK(missing.at("error").at("data").at("uri") == "ui://x");
 }
