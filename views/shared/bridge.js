@@ -121,6 +121,22 @@ const host = (() => {
   };
 })();
 
+/// Starts the view; a host that does not answer is `fail`ed with a message.
+function startView(name, fail) {
+  host.start(name).catch((e) =>
+    fail("the host did not start the view (" + e.message + ")"));
+}
+
+/// Calls `tool` again through the host: its result goes to `take`, a
+/// failure's message to `fail`.
+async function callAgain(tool, args, take, fail) {
+  try {
+    take(await host.callTool(tool, args));
+  } catch (e) {
+    fail(e.message);
+  }
+}
+
 // -- what every view draws with ---------------------------------------------
 
 /// An element with text (never markup) and attributes.
