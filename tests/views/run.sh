@@ -1,8 +1,6 @@
 #!/usr/bin/env bash
 # The views' browser tests (views.mjs): a transitd on the New York subway
-# and the hostile feed, on a simulated clock (started half a minute before
-# 08:00, so the boards asked for in the first seconds are the same run
-# after run), driven through the official
+# and the hostile feed, on a simulated clock, driven through the official
 # MCP Apps host bridge in headless Chromium. Installs the pinned npm
 # packages into the build tree on first use.
 #
@@ -26,7 +24,10 @@ source "$root/tests/e2e/start_daemon.sh"
 start_daemon "$daemon" \
   --gtfs "nyc=$root/tests/fixtures/upstream/gtfs/mta-subway-2026-09/mta-subway-gtfs.zip" \
   --gtfs "hostile=$root/tests/fixtures/gtfs/hostile" \
-  --clock 2026-09-15T07:59:30-04:00
+  --clock 2026-09-15T10:51:00-04:00
+# 10:51: no train leaves Times Sq-42 St from 10:50:30 to 10:54:30 on a
+# weekday, so a board asked for within three minutes of the start is the
+# same board (its screenshot is compared).
 # Both feeds loaded before the first call.
 for _ in $(seq 1 300); do
   [ "$(grep -c 'loaded in' "$daemon_log")" -ge 2 ] && break

@@ -71,12 +71,12 @@ const browser = await chromium.launch({
 });
 const context = await browser.newContext({ viewport: { width: 640, height: 560 },
                                            deviceScaleFactor: 1 });
-// The daemon runs on a simulated clock (2026-09-15, from 07:59:30 in New York); the
+// The daemon runs on a simulated clock (2026-09-15, from 10:51 in New York); the
 // browser's stands still at its start (moved on by the test), so the
 // countdown and the refresh are repeatable.
-await context.clock.install({ time: new Date("2026-09-15T11:59:00Z") });
+await context.clock.install({ time: new Date("2026-09-15T14:50:00Z") });
 const page = await context.newPage();
-await page.clock.pauseAt(new Date("2026-09-15T12:00:00Z"));
+await page.clock.pauseAt(new Date("2026-09-15T14:51:00Z"));
 const requests = [];
 page.on("request", (r) => requests.push({ url: r.url(), frame: r.frame() }));
 page.on("pageerror", (e) => console.log("page error:", e.message));
@@ -209,7 +209,7 @@ try {
   // -- trip map ----------------------------------------------------------------
   const planArgs = { origin: { type: "stop", value: "nyc:127" },
                      destination: { type: "stop", value: "nyc:L08" }, limit: 3,
-                     when: { type: "depart", time: "2026-09-15T08:00:00-04:00" } };
+                     when: { type: "depart", time: "2026-09-15T10:51:00-04:00" } };
   const plan = await call("plan_trip", planArgs);
   await check("trip map: legs in their line colours, walks dashed, alternatives switchable", async () => {
     assert.ok(!plan.isError, JSON.stringify(plan).slice(0, 300));
