@@ -187,18 +187,29 @@ try {
                  minutes <= 0 ? "now" : `${minutes} min`);
     await screenshot("departures-light");
     // A minute on, the board asks the host for fresh departures by itself.
-    // (Playwright's clock sometimes fires a frame's due timer only on the
-    // next advance: at most three minutes are given.)
+    // Playwright's clock moves the frame's timers on most runs, not all (a
+    // sandboxed srcdoc frame's timers sometimes stay on real time): then
+    // the test waits the real minute.
     let made = [];
-    for (let minute = 0; minute < 3 && made.length === 0; minute++) {
+    for (let minute = 0; minute < 2 && made.length === 0; minute++) {
       await page.clock.runFor(61000);
-      made = await viewCallsReach(1, 3000).catch(() => []);
+      made = await viewCallsReach(1, 2000).catch(() => []);
     }
-    await page.clock.resume();
-    assert.ok(made.length >= 1, "the board made no tools/call in three minutes");
+    if (made.length === 0) {
+      await page.clock.resume();
+      made = await viewCallsReach(1, 70000).catch(() => []);
+    }
+    assert.ok(made.length >= 1, "the board made no tools/call in a minute");
     assert.equal(made[0].name, "get_departures");
     assert.deepEqual(made[0].arguments, depArgs);
     await view().locator("main[aria-busy=false] tbody tr").first().waitFor();
+    // Torn down by the host, the board asks for nothing more.
+    await page.evaluate(() => window.teardown());
+    const before = (await page.evaluate(() => window.viewCalls)).length;
+    await page.clock.runFor(181000);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal((await page.evaluate(() => window.viewCalls)).length, before);
+    await page.clock.resume();
   });
   await check("departure board follows the host's theme", async () => {
     await mount("ui://transitd/departures", depArgs, departures);
