@@ -9,7 +9,7 @@ set -euo pipefail
 daemon=$1
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-work="$(dirname "$daemon")/views-test"
+work="$(cd "$(dirname "$daemon")" && pwd)/views-test"
 mkdir -p "$work"
 cp "$here/package.json" "$here/views.mjs" "$here/host.html" "$work/"
 if [ ! -d "$work/node_modules/@modelcontextprotocol/ext-apps" ] \
