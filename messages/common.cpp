@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 
 namespace transitd {
@@ -40,6 +41,14 @@ std::optional<transit_mode> parse_transit_mode(std::string_view text) {
     if (mode_names[i] == text)
       return static_cast<transit_mode>(i);
   return std::nullopt;
+}
+
+std::string colour_hex(std::string_view text) {
+  bool ok = text.size() == 6
+            && std::all_of(text.begin(), text.end(), [](char c) {
+                 return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+               });
+  return ok ? std::string{text} : std::string{};
 }
 
 double distance_m(const coordinate& a, const coordinate& b) {

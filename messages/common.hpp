@@ -120,6 +120,10 @@ std::optional<failure> validate_coordinate(const coordinate& c,
 /// Great-circle distance in meters.
 double distance_m(const coordinate& a, const coordinate& b);
 
+/// A line's colour as GTFS and OTP write it ("EE352E"), when `text` is one:
+/// six hexadecimal digits; else empty.
+std::string colour_hex(std::string_view text);
+
 /// A provider's service area: a bounding box and how to name it to a user.
 struct region {
   double min_lat = 59.9;

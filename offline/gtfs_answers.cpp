@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "transitd/messages/time.hpp"
+#include "transitd/util/polyline.hpp"
 #include "transitd/offline/gtfs_network.hpp"
 #include "transitd/messages/limits.hpp"
 

@@ -218,13 +218,6 @@ std::optional<failure> builder::read_routes(feed_files& feed,
   auto color = t.column("route_color");
   auto text_color = t.column("route_text_color");
   // A hex colour as GTFS writes it (RRGGBB), else none.
-  auto hex = [](std::string_view v) {
-    bool ok = v.size() == 6
-              && std::all_of(v.begin(), v.end(), [](char c) {
-                   return std::isxdigit(static_cast<unsigned char>(c)) != 0;
-                 });
-    return ok ? std::string{v} : std::string{};
-  };
   while (t.next()) {
     route r;
     r.id = std::string{t.get(id)};
@@ -239,8 +232,8 @@ std::optional<failure> builder::read_routes(feed_files& feed,
     r.mode = mode_of_route_type(r.route_type);
     r.short_name = std::string{t.get(short_name)};
     r.long_name = std::string{t.get(long_name)};
-    r.color = hex(t.get(color));
-    r.text_color = hex(t.get(text_color));
+    r.color = colour_hex(t.get(color));
+    r.text_color = colour_hex(t.get(text_color));
     keys.routes.emplace(r.id, out->routes.size());
     out->routes.push_back(std::move(r));
   }

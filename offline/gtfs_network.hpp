@@ -62,10 +62,6 @@ outcome<line_status_list> line_status_of(const timetable& tt,
                                          const realtime_layer* rt,
                                          const line_status_query& query);
 
-/// Points a view draws a leg or a trip with, at most this many.
-inline constexpr std::size_t max_leg_points = 100;
-inline constexpr std::size_t max_trip_points = 300;
-
 /// The way trip `trip` takes from its stop at position `from` to the one
 /// at `to` (positions of its pattern): along its shapes.txt path when it
 /// has one (each stop placed, in order, at its nearest point on the path),

@@ -5,6 +5,7 @@
 #include <date/date.h>
 
 #include "transitd/offline/gtfs_answers.hpp"
+#include "transitd/util/polyline.hpp"
 
 namespace transitd::gtfs {
 

@@ -11,6 +11,7 @@
 #include "transitd/messages/time.hpp"
 #include "transitd/providers/json_read.hpp"
 #include "transitd/messages/limits.hpp"
+#include "transitd/util/polyline.hpp"
 
 namespace json = boost::json;
 
@@ -363,7 +364,8 @@ constexpr std::string_view plan_query_text = R"(query PlanTrip(
           end { scheduledTime estimated { time delay } }
           from { name lat lon stop { gtfsId } }
           to { name lat lon stop { gtfsId } }
-          route { shortName }
+          route { shortName color textColor }
+          legGeometry { points }
         }
       }
     }
@@ -429,6 +431,18 @@ outcome<trip_leg> read_leg(const json::value& leg) {
   auto state = string_at(leg, {"realtimeState"}).value_or("");
   out.cancelled = state == "CANCELED" || state == "CANCELLED";
   out.line = string_at(leg, {"route", "shortName"});
+  for (auto [field, into] : {std::pair{"color", &out.color},
+                             std::pair{"textColor", &out.text_color}})
+    if (auto text = colour_hex(
+          string_at(leg, {"route", field}).value_or(""));
+        !text.empty())
+      *into = std::move(text);
+  // The way ridden, for the trip map: OTP's encoded polyline, bounded as
+  // a feed's (a malformed one is left out).
+  if (auto points = string_at(leg, {"legGeometry", "points"});
+      points && out.transit)
+    if (auto path = decode_polyline(*points); path && path->size() >= 2)
+      out.path = simplify_path(std::move(*path), 3.0, max_leg_points);
   out.headsign = string_at(leg, {"headsign"});
   out.from = read_place(find_path(leg, {"from"}));
   out.to = read_place(find_path(leg, {"to"}));

@@ -14,6 +14,11 @@
 
 namespace transitd {
 
+/// Points a leg's and a trip's way are drawn with, at most (every
+/// provider's).
+inline constexpr std::size_t max_leg_points = 100;
+inline constexpr std::size_t max_trip_points = 300;
+
 /// `points` without the ones a line within `tolerance_m` meters of them
 /// replaces (Douglas-Peucker), the ends always kept; when more than
 /// `max_points` (at least 2) remain, the tolerance doubles until they fit.

@@ -282,6 +282,37 @@ TEST_CASE("parses OTP's planConnection tutorial answer",
   CHECK(*bus.realtime_start - bus.scheduled_start == 600);
 }
 
+TEST_CASE("plan legs carry the line's colours and OTP's leg geometry",
+          "[digitransit][plan]") {
+  auto leg_with = [](const std::string& route, const std::string& geometry) {
+    auto parsed = digitransit::parse_plan(
+      R"({"data":{"planConnection":{"edges":[{"node":{"numberOfTransfers":0,
+        "walkDistance":0,"legs":[{"mode":"TRAM","transitLeg":true,
+        "route":)" + route + R"(,"legGeometry":)" + geometry + R"(,
+        "start":{"scheduledTime":"2025-09-15T10:00:00+03:00"},
+        "end":{"scheduledTime":"2025-09-15T10:10:00+03:00"},
+        "from":{"name":"A","lat":38.5,"lon":-120.2},
+        "to":{"name":"B","lat":43.252,"lon":-126.453}}]}}]}}})",
+      0);
+    REQUIRE(parsed);
+    return parsed->itineraries.at(0).legs.at(0);
+  };
+  // The polyline format's own example: three points.
+  auto leg = leg_with(R"({"shortName":"4","color":"00985F","textColor":"FFFFFF"})",
+                      R"({"points":"_p~iF~ps|U_ulLnnqC_mqNvxq`@"})");
+  CHECK(leg.color == std::optional<std::string>{"00985F"});
+  CHECK(leg.text_color == std::optional<std::string>{"FFFFFF"});
+  REQUIRE(leg.path.size() == 3);
+  CHECK(leg.path[1].lat == Approx(40.7));
+  // What is not a colour or a polyline is left out, not passed on.
+  auto bad = leg_with(R"({"shortName":"4","color":"red;x","textColor":null})",
+                      R"({"points":"_p~iF~ps|U_"})");
+  CHECK_FALSE(bad.color);
+  CHECK_FALSE(bad.text_color);
+  CHECK(bad.path.empty());
+  CHECK(leg_with(R"({"shortName":"4"})", "null").path.empty());
+}
+
 TEST_CASE("plan answers: cancellations, empty, errors", "[digitransit][plan]") {
   auto cancelled = digitransit::parse_plan(
     R"({"data":{"planConnection":{"edges":[{"node":{"numberOfTransfers":0,
