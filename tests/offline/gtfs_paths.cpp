@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "transitd/offline/gtfs_answers.hpp"
 #include "transitd/offline/gtfs_reader.hpp"
 #include "transitd/util/polyline.hpp"
 
@@ -148,4 +149,25 @@ TEST_CASE("plan_trip legs and get_trip carry the way and the line's colour",
   auto decoded = decode_polyline(encoded);
   REQUIRE(decoded);
   CHECK(decoded->size() == trip->path.size());
+  // A plan from S1 to S3 rides the bus (walking is kept short): the leg's
+  // way bends along the shape, from the boarding stop to the alighting one.
+  raptor router{tt};
+  trip_plan_query plan;
+  plan.from = tt.stops[*tt.find_stop("S1")].position;
+  plan.to = tt.stops[*tt.find_stop("S3")].position;
+  plan.from_stop = "hostile:S1";
+  plan.to_stop = "hostile:S3";
+  plan.max_walking_distance = 300;
+  plan.time = tt.origin(0, 200) + 10 * 3600;
+  auto plans = plan_trips(router, tt, plan);
+  REQUIRE_FALSE(plans.itineraries.empty());
+  const trip_leg* ride = nullptr;
+  for (const auto& leg : plans.itineraries.front().legs)
+    if (leg.transit)
+      ride = &leg;
+  REQUIRE(ride != nullptr);
+  CHECK(ride->path.size() > 3);
+  CHECK(ride->path.front().lat == Approx(40.70).margin(1e-4));
+  CHECK(ride->path.back().lat == Approx(40.71).margin(1e-4));
+  CHECK_FALSE(ride->color);
 }
