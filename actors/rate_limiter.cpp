@@ -58,6 +58,13 @@ permit token_bucket::reserve(int64_t now_ms, int64_t max_wait_ms) {
   return p;
 }
 
+void token_bucket::resize(double rate, double burst, int64_t now_ms) {
+  refill(now_ms);
+  rate_ = rate;
+  burst_ = std::max(1.0, burst);
+  tokens_ = std::min(tokens_, burst_);
+}
+
 int64_t token_bucket::try_take(int64_t now_ms) {
   refill(now_ms);
   if (tokens_ >= 1) {
@@ -79,7 +86,7 @@ rate_limits::rate_limits(const std::vector<rate_limit>& limits) {
     if (limit.rate <= 0)
       continue;
     if (limit.principal_share > 0)
-      shares_.emplace(limit.key, limit);
+      shares_[limit.key].limit = limit;
     auto& e = entries_[limit.key];
     e.has_bucket = true;
     e.bucket = token_bucket{limit.rate,
@@ -87,11 +94,47 @@ rate_limits::rate_limits(const std::vector<rate_limit>& limits) {
   }
 }
 
+void rate_limits::count_active(const std::string& key, share_group& group,
+                               int64_t now_ms) {
+  auto prefix = key + "@";
+  std::size_t active = 0;
+  for (const auto& [name, e] : entries_)
+    if (name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0
+        && e.used_ms > now_ms - share_window_ms)
+      ++active;
+  group.active = active;
+  group.counted_ms = now_ms;
+  group.counted = true;
+}
+
+std::size_t rate_limits::active_principals(const std::string& key,
+                                           int64_t now_ms) {
+  auto it = shares_.find(key);
+  if (it == shares_.end())
+    return 0;
+  count_active(key, it->second, now_ms);
+  return it->second.active;
+}
+
+void rate_limits::fit_share(share_group& group, entry& e, int64_t now_ms) {
+  const auto& l = group.limit;
+  auto part = std::min(l.principal_share,
+                       1.0 / static_cast<double>(std::max<std::size_t>(
+                         1, group.active)));
+  auto burst = l.burst > 0 ? l.burst : l.rate;
+  auto rate = l.rate * part;
+  auto held = std::max(1.0, std::floor(burst * part));
+  if (e.bucket.rate() == 0) // a new share starts full
+    e.bucket = token_bucket{rate, held};
+  else if (e.bucket.rate() != rate)
+    e.bucket.resize(rate, held, now_ms);
+}
+
 rate_limits::entry* rate_limits::share_entry(const std::string& key,
                                             int64_t now_ms) {
   auto at = key.find('@');
-  auto limit = shares_.find(key.substr(0, at));
-  if (limit == shares_.end())
+  auto group = shares_.find(key.substr(0, at));
+  if (group == shares_.end())
     return nullptr;
   if (share_count_ >= max_shares) {
     // Bounded: the share unused the longest goes (it starts full again if
@@ -107,14 +150,11 @@ rate_limits::entry* rate_limits::share_entry(const std::string& key,
       --share_count_;
     }
   }
-  const auto& l = limit->second;
-  auto burst = l.burst > 0 ? l.burst : l.rate;
   auto& e = entries_[key];
   e.has_bucket = true;
-  e.bucket = token_bucket{l.rate * l.principal_share,
-                          std::max(1.0, std::floor(burst * l.principal_share))};
+  e.used_ms = now_ms - share_window_ms; // not active until it asks
+  e.bucket = token_bucket{0, 1};
   ++share_count_;
-  static_cast<void>(now_ms);
   return &e;
 }
 
@@ -122,11 +162,28 @@ permit rate_limits::acquire(const std::string& key, int64_t now_ms,
                             int64_t max_wait_ms) {
   auto it = entries_.find(key);
   entry* found = it != entries_.end() ? &it->second : nullptr;
-  if (found == nullptr && key.find('@') != std::string::npos)
+  auto at = key.find('@');
+  if (found == nullptr && at != std::string::npos)
     found = share_entry(key, now_ms);
   if (found == nullptr)
     return {};
   auto& e = *found;
+  share_group* group = nullptr;
+  if (at != std::string::npos) {
+    auto g = shares_.find(key.substr(0, at));
+    if (g != shares_.end()) {
+      group = &g->second;
+      // A principal (re)appearing counts at once; the ones that went quiet
+      // leave at the next count, at most a second later.
+      if (e.used_ms <= now_ms - share_window_ms)
+        ++group->active;
+      if (!group->counted || now_ms - group->counted_ms >= 1000) {
+        e.used_ms = now_ms;
+        count_active(g->first, *group, now_ms);
+      }
+      fit_share(*group, e, now_ms);
+    }
+  }
   e.used_ms = now_ms;
   if (e.hold_until_ms > now_ms) {
     ++e.refused;
@@ -141,6 +198,17 @@ permit rate_limits::acquire(const std::string& key, int64_t now_ms,
     }
   }
   ++e.granted;
+  if (group != nullptr && !group->limit.shared) {
+    // The active principals' shares add up to the whole: it is charged
+    // here (as far as it holds tokens) and asks no second permit, so one
+    // principal's flood never refuses another within its share.
+    auto whole = entries_.find(key.substr(0, at));
+    if (whole != entries_.end() && whole->second.has_bucket) {
+      static_cast<void>(whole->second.bucket.try_take(now_ms));
+      ++whole->second.granted;
+    }
+    p.settled = true;
+  }
   return p;
 }
 

@@ -34,6 +34,14 @@ public:
   /// how long to wait. Otherwise refused, with when it would be due.
   permit reserve(int64_t now_ms, int64_t max_wait_ms);
 
+  /// A new rate and burst from `now_ms` on: what accrued so far accrued at
+  /// the old rate; tokens over the new burst are dropped.
+  void resize(double rate, double burst, int64_t now_ms);
+
+  double rate() const {
+    return rate_;
+  }
+
 private:
   void refill(int64_t now_ms);
 
@@ -53,9 +61,11 @@ struct rate_limit {
   /// Kept in Redis for every replica when the limiter has a shared quota
   /// (outbound limits always; inbound ones when configured so).
   bool shared = false;
-  /// With authentication on: each principal's own share of this limit
-  /// (0..1; 0 = none), asked under the key "<key>@<principal>" and kept
-  /// by each replica for itself, beside the whole limit.
+  /// With authentication on: the most one principal may take of this
+  /// limit (0..1; 0 = no shares). Each principal asks under the key
+  /// "<key>@<principal>" and gets an equal part of the limit among the
+  /// principals active on it (asked in the last `share_window_ms`), never
+  /// more than this; each replica keeps the shares for itself.
   double principal_share = 0;
 };
 
@@ -107,9 +117,15 @@ public:
   /// "<key>@others" (bounded cardinality).
   counters snapshot() const;
 
+  /// The principals active on `key` (those that asked its shares in the
+  /// last `share_window_ms`), as the shares count them at `now_ms`.
+  std::size_t active_principals(const std::string& key, int64_t now_ms);
+
   /// Principals' shares kept at most; the longest unused go first.
   static constexpr std::size_t max_shares = 10'000;
   static constexpr std::size_t top_principals = 10;
+  /// How long a principal counts as active after its last ask.
+  static constexpr int64_t share_window_ms = 10'000;
 
 private:
   struct entry {
@@ -120,12 +136,24 @@ private:
     int64_t refused = 0;
     int64_t used_ms = 0;
   };
+  /// Principals active on one limit: counted afresh at most once a
+  /// second, and one more as soon as a principal (re)appears.
+  struct share_group {
+    rate_limit limit;
+    std::size_t active = 0;
+    int64_t counted_ms = 0;
+    bool counted = false;
+  };
   /// A principal's share, made on first use from its limit's template.
   entry* share_entry(const std::string& key, int64_t now_ms);
+  /// Sets a share's bucket to its part of the limit among the active.
+  void fit_share(share_group& group, entry& e, int64_t now_ms);
+  void count_active(const std::string& key, share_group& group,
+                    int64_t now_ms);
 
   std::unordered_map<std::string, entry> entries_;
-  /// Limits with a principal share, by key.
-  std::unordered_map<std::string, rate_limit> shares_;
+  /// Limits with principal shares, by key.
+  std::unordered_map<std::string, share_group> shares_;
   std::size_t share_count_ = 0;
 };
 

@@ -117,6 +117,10 @@ caf::result<Reply> route(router_pointer self, Request& request) {
                     "up; try again shortly");
       return;
     }
+    if (first.settled) { // the share stood for the whole limit too
+      rp.delegate(target, std::move(request));
+      return;
+    }
     self->request(self->state.targets.limiter, std::chrono::seconds{5},
                   acquire_permit{key})
       .then(

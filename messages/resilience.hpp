@@ -36,11 +36,15 @@ struct permit {
   /// Granted: the token is reserved this many milliseconds ahead; the
   /// caller waits them, then goes (no second permit).
   int64_t wait_ms = 0;
+  /// Granted from a principal's share of a limit this replica keeps alone:
+  /// the shares of the active principals add up to the whole, so the whole
+  /// is charged already and needs no second permit.
+  bool settled = false;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, permit& x) {
-  return f(x.granted, x.retry_after_ms, x.wait_ms);
+  return f(x.granted, x.retry_after_ms, x.wait_ms, x.settled);
 }
 
 /// Holds every permit of `key` back for `duration_ms` (an upstream's 429

@@ -311,8 +311,9 @@ std::unique_ptr<CLI::App> make_app(daemon_config& cfg,
         "replicas sharing the quota: while Redis is unreachable each keeps "
         "to rate / replicas");
   count("principal-share-percent", cfg.principal_share_percent, 0, 100,
-        "with authentication on, the share of each tool limit and upstream "
-        "quota one principal may take (0 = no shares)");
+        "with authentication on, the most of each tool limit and upstream "
+        "quota one principal may take; the principals active in the last "
+        "10 s share each limit equally under it (0 = no shares)");
   boolean("shared-tool-limits", cfg.shared_tool_limits,
           "share the per-tool inbound limits (--tool-tps) among the "
           "replicas too (default: each replica keeps its own)");

@@ -138,7 +138,7 @@ struct daemon_config {
   bool shared_tool_limits = false;
   /// With authentication on, each principal's share of every tool limit
   /// and upstream quota, in percent (0 = none).
-  int32_t principal_share_percent = 25;
+  int32_t principal_share_percent = 100;
   /// Prefix of every Redis key (several deployments on one Redis).
   std::string redis_prefix = "transitd:";
   // Feeds: GTFS timetables the daemon routes on itself.

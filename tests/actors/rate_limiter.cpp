@@ -3,6 +3,8 @@
 
 #include "transitd/actors/rate_limiter.hpp"
 
+#include <map>
+
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 #include <catch2/catch.hpp>
@@ -131,13 +133,17 @@ TEST_CASE("principals' shares: each its own bucket under the whole limit, "
     if (limits.acquire(share_key("tool:t", "user:alice"), 0).granted)
       ++alice;
   CHECK(alice == 5);
-  // Bob's share is untouched, and so is the whole limit's other half.
+  // Bob's share is untouched; a share of a limit kept here settles the
+  // whole too (no second permit), and charges it.
   int bob = 0;
-  for (int i = 0; i < 5; ++i)
-    if (limits.acquire(share_key("tool:t", "user:bob"), 0).granted
-        && limits.acquire("tool:t", 0).granted)
+  for (int i = 0; i < 5; ++i) {
+    auto p = limits.acquire(share_key("tool:t", "user:bob"), 0);
+    CHECK(p.settled);
+    if (p.granted)
       ++bob;
+  }
   CHECK(bob == 5);
+  CHECK_FALSE(limits.acquire("tool:t", 0).granted);
   // A key without a share template is not limited by name.
   CHECK(limits.acquire("tool:other@user:alice", 0).granted);
   // Metrics: the most refused principals by name, the rest summed.
@@ -157,4 +163,89 @@ TEST_CASE("principals' shares: each its own bucket under the whole limit, "
   }
   CHECK(named == static_cast<int>(rate_limits::top_principals));
   CHECK(others_refused > 0);
+}
+
+namespace {
+
+/// One principal's asks in a simulated run: granted and asked.
+struct tally {
+  int granted = 0;
+  int asked = 0;
+};
+
+} // namespace
+
+TEST_CASE("principals' shares adapt: a flood by four leaves the fifth its "
+          "share; a lone principal has the whole",
+          "[rate_limit][share]") {
+  // 10 a second in all; a principal may take all of it (100 %).
+  rate_limits limits{{{"tool:t", 10, 10, false, 1.0}}};
+  auto key = [](const std::string& who) { return share_key("tool:t", who); };
+  const std::vector<std::string> flooders{"alice", "bob", "carol", "dan"};
+  // Alice alone for 5 s, asking every 10 ms (ten times the limit): she has
+  // the whole.
+  tally alone;
+  for (int64_t t = 0; t < 5000; t += 10) {
+    auto p = limits.acquire(key("alice"), t);
+    ++alone.asked;
+    if (p.granted) {
+      ++alone.granted;
+    } else {
+      CHECK(p.retry_after_ms >= 1);
+    }
+  }
+  CHECK(alone.granted >= 10 + 49); // the burst, then the rate
+  CHECK(alone.granted <= 10 + 50);
+  // From 5 s, four flood and Eve asks at her fair share (10 / 5 = 2 a
+  // second, every 500 ms) for 20 s.
+  std::map<std::string, tally> runs;
+  int64_t all_granted_in_second[30] = {};
+  for (int64_t t = 5000; t < 25000; t += 10) {
+    for (const auto& who : flooders) {
+      auto p = limits.acquire(key(who), t);
+      ++runs[who].asked;
+      if (p.granted) {
+        ++runs[who].granted;
+        ++all_granted_in_second[t / 1000];
+      }
+    }
+    if (t % 500 == 0) {
+      auto p = limits.acquire(key("eve"), t);
+      ++runs["eve"].asked;
+      if (p.granted) {
+        ++runs["eve"].granted;
+        ++all_granted_in_second[t / 1000];
+      }
+    }
+  }
+  CHECK(limits.active_principals("tool:t", 25000) == 5);
+  // Eve keeps at least 95 % of her share.
+  CHECK(runs["eve"].asked == 40);
+  CHECK(runs["eve"].granted >= 38);
+  // The flooders are held to theirs (2 a second each, after the first
+  // second's adjustment), and together with Eve never pass the limit by
+  // more than the burst in a second.
+  for (const auto& who : flooders) {
+    CHECK(runs[who].granted <= 2 * 20 + 10);
+    CHECK(runs[who].granted >= 2 * 19);
+  }
+  for (int second = 6; second < 25; ++second)
+    CHECK(all_granted_in_second[second] <= 10 + 1);
+  // They all go quiet; 10 s later Alice alone has the whole again.
+  tally later;
+  for (int64_t t = 36000; t < 40000; t += 10) {
+    ++later.asked;
+    if (limits.acquire(key("alice"), t).granted)
+      ++later.granted;
+  }
+  CHECK(limits.active_principals("tool:t", 40000) == 1);
+  CHECK(later.granted >= 4 * 10 - 1);
+}
+
+TEST_CASE("a share of a limit kept in Redis asks the whole too",
+          "[rate_limit][share]") {
+  rate_limits limits{{{"upstream:u", 10, 10, true, 1.0}}};
+  auto p = limits.acquire(share_key("upstream:u", "alice"), 0);
+  CHECK(p.granted);
+  CHECK_FALSE(p.settled);
 }
