@@ -28,6 +28,9 @@
 #include <memory>
 #include <thread>
 #include <cstdio>
+#include <filesystem>
+
+#include <unistd.h>
 #include <fstream>
 #include <iostream>
 #include <random>
@@ -42,6 +45,8 @@
 #include "transitd/offline/gtfs_network.hpp"
 #include "transitd/offline/gtfs_reader.hpp"
 #include "transitd/offline/gtfs_realtime.hpp"
+#include "transitd/offline/gtfs_snapshot.hpp"
+#include "transitd/util/content_hash.hpp"
 
 using namespace transitd;
 using clock_type = std::chrono::steady_clock;
@@ -281,6 +286,72 @@ int main(int argc, char** argv) {
   std::cout << "| reachable 60 min p50 / p99 (" << reached / std::max(1, queries)
             << " stations reached on average) | " << ms(reach60.at(0.5))
             << " / " << ms(reach60.at(0.99)) << " ms |\n";
+
+  // -- restart from the timetable snapshot --------------------------------
+  // What the daemon does at a start with unchanged sources: hash them,
+  // read the snapshot (a temporary file here), and answer from it.
+  {
+    auto dir = std::filesystem::temp_directory_path()
+               / ("transitd-bench-snapshot-" + std::to_string(::getpid()));
+    auto path = gtfs::snapshot_path(dir.string(), name);
+    auto hash_all = [&sources] {
+      std::vector<uint64_t> hashes;
+      for (const auto& s : sources)
+        hashes.push_back(content_hash(s).value_or(0));
+      return gtfs::key_of_sources(hashes, gtfs::load_options{});
+    };
+    auto write_start = clock_type::now();
+    auto written = gtfs::write_snapshot(path, tt, hash_all());
+    auto write_time = clock_type::now() - write_start;
+    if (!written) {
+      std::cerr << written.error().message << "\n";
+      return 1;
+    }
+    auto restart_start = clock_type::now();
+    auto key = hash_all();
+    auto hashed = clock_type::now() - restart_start;
+    auto read = gtfs::read_snapshot(path, key, 0);
+    auto restart = clock_type::now() - restart_start;
+    std::filesystem::remove_all(dir);
+    if (read.verdict != gtfs::snapshot_verdict::read) {
+      std::cerr << "snapshot not read: " << read.why << "\n";
+      return 1;
+    }
+    // Its answers: the same plans as the built timetable's.
+    gtfs::raptor on_read{*read.timetable};
+    std::mt19937 again{seed + 1};
+    int same = 0, compared = 0;
+    for (; compared < std::min(queries, 200); ++compared) {
+      trip_plan_query query;
+      query.from = tt.stops[routable[pick(again)]].position;
+      query.to = tt.stops[routable[pick(again)]].position;
+      query.time = local_time();
+      query.first = 3;
+      auto a = gtfs::plan_trips(router, tt, query);
+      auto b = gtfs::plan_trips(on_read, *read.timetable, query);
+      bool equal = a.itineraries.size() == b.itineraries.size();
+      for (std::size_t i = 0; equal && i < a.itineraries.size(); ++i) {
+        const auto& x = a.itineraries[i].legs;
+        const auto& y = b.itineraries[i].legs;
+        equal = x.size() == y.size()
+                && x.back().scheduled_end == y.back().scheduled_end
+                && x.front().scheduled_start == y.front().scheduled_start;
+      }
+      same += equal ? 1 : 0;
+    }
+    auto as_ms = [](auto d) {
+      return ms(std::chrono::duration<double, std::micro>(d).count());
+    };
+    std::cout << "| restart: hash the sources and read the timetable "
+                 "snapshot (hashing) | "
+              << as_ms(restart) << " ms (" << as_ms(hashed) << " ms) |\n";
+    std::cout << "| snapshot size, write time | " << *written / (1024 * 1024)
+              << " MB, " << as_ms(write_time) << " ms |\n";
+    std::cout << "| plans equal on the snapshot and the build | " << same
+              << " of " << compared << " |\n";
+    if (same != compared)
+      return 1;
+  }
 
   // -- realtime ---------------------------------------------------------
   auto noon = zone->to_sys(date::local_days{date::year_month_day{date_value}}

@@ -85,6 +85,8 @@ std::optional<failure> builder::build_days() {
       min_day = std::clamp(options.anchor_day, min_day,
                            std::max(min_day, max_day - options.max_days + 1));
     max_day = std::min(max_day, min_day + options.max_days - 1);
+    report.window_cut = true;
+    report.anchor_day = options.anchor_day;
   }
   tt.first_day = min_day;
   tt.day_count = max_day - min_day + 1;

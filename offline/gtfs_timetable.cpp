@@ -73,8 +73,9 @@ timetable::stops_near(const coordinate& center, double radius,
   return found;
 }
 
-void timetable::finish(double footpath_radius) {
+void timetable::reindex() {
   stop_index_.clear();
+  stop_index_.reserve(stops.size());
   for (uint32_t s = 0; s < stops.size(); ++s)
     stop_index_.emplace(stops[s].id, s);
   trip_index_.clear();
@@ -84,6 +85,11 @@ void timetable::finish(double footpath_radius) {
   route_index_.clear();
   for (uint32_t r = 0; r < routes.size(); ++r)
     route_index_.emplace(routes[r].id, r);
+  build_grid();
+}
+
+void timetable::finish(double footpath_radius) {
+  reindex();
   trip_pattern.assign(trips.size(), none);
   trip_rank.assign(trips.size(), none);
   for (uint32_t p = 0; p < patterns.size(); ++p)
@@ -114,7 +120,6 @@ void timetable::finish(double footpath_radius) {
     children.insert(children.end(), list.begin(), list.end());
     children_begin.push_back(static_cast<uint32_t>(children.size()));
   }
-  build_grid();
   folded_names.clear();
   for (const auto& s : stops)
     folded_names.push_back(fold_name(s.name));

@@ -145,6 +145,10 @@ struct load_report {
   /// First and last day of service (YYYY-MM-DD), from the calendars.
   std::string first_day;
   std::string last_day;
+  /// Whether the calendars' range was cut to `load_options::max_days`
+  /// around `anchor_day` (then the timetable holds for that anchor only).
+  bool window_cut = false;
+  int32_t anchor_day = 0;
 };
 
 class timetable {
@@ -258,6 +262,9 @@ public:
 
   // Built by `finish`.
   void finish(double footpath_radius);
+  /// Rebuilds the lookups by id and the spatial grid from the tables (a
+  /// timetable read from a snapshot).
+  void reindex();
 
 private:
   friend struct timetable_builder;

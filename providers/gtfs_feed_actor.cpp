@@ -18,6 +18,7 @@
 #include "transitd/offline/gtfs_answers.hpp"
 #include "transitd/offline/gtfs_language.hpp"
 #include "transitd/offline/gtfs_network.hpp"
+#include "transitd/offline/gtfs_snapshot.hpp"
 #include "transitd/util/content_hash.hpp"
 
 namespace transitd {
@@ -34,6 +35,12 @@ void feed_slot::publish(std::shared_ptr<const gtfs::timetable> timetable,
   status_.loading_since_ms = 0;
   std::atomic_store(&timetable_, std::move(timetable));
   notify_locked();
+}
+
+void feed_slot::note_snapshot(std::string what, bool from_snapshot) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  status_.snapshot = std::move(what);
+  status_.from_snapshot = from_snapshot;
 }
 
 void feed_slot::fail(std::string error) {
@@ -264,10 +271,58 @@ void load_feed(const gtfs_feed_options& options, feed_slot& slot) {
     slot.unchanged();
     return;
   }
+  auto elapsed_ms = [started] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now() - started)
+      .count();
+  };
+  // A snapshot of the same sources and options stands for them.
+  std::optional<gtfs::source_key> key;
+  std::string snapshot_file;
+  if (!options.snapshot_dir.empty()) {
+    std::vector<uint64_t> hashes;
+    for (const auto& path : paths) {
+      std::string why;
+      auto hash = content_hash(path, &why);
+      if (!hash) {
+        spdlog::warn("feed {}: no timetable snapshot: {}", options.name, why);
+        break;
+      }
+      hashes.push_back(*hash);
+    }
+    auto hashed_ms = elapsed_ms();
+    if (hashes.size() == paths.size()) {
+      key = gtfs::key_of_sources(hashes, options.load);
+      snapshot_file = gtfs::snapshot_path(options.snapshot_dir, options.name);
+      auto snapshot = gtfs::read_snapshot(snapshot_file, *key,
+                                          options.load.anchor_day);
+      if (snapshot.verdict == gtfs::snapshot_verdict::read
+          && snapshot.timetable->name != options.name) {
+        snapshot.verdict = gtfs::snapshot_verdict::other_sources;
+        snapshot.why = "written for feed " + snapshot.timetable->name;
+      }
+      if (snapshot.verdict == gtfs::snapshot_verdict::read) {
+        auto ms = elapsed_ms();
+        const auto& r = snapshot.timetable->report;
+        spdlog::info("feed {}: read its timetable snapshot {} in {} ms "
+                     "(sources unchanged, hashed in {} ms): {} stops, {} "
+                     "trips, {} stop times; service {}..{}",
+                     options.name, snapshot_file, ms, hashed_ms, r.stops,
+                     r.trips,
+                     r.stop_times, r.first_day, r.last_day);
+        slot.note_snapshot("read", true);
+        slot.publish(std::move(snapshot.timetable), ms, signature);
+        return;
+      }
+      slot.note_snapshot(snapshot.why, false);
+      if (snapshot.verdict != gtfs::snapshot_verdict::missing)
+        spdlog::warn("feed {}: timetable snapshot {} not used: {}; building "
+                     "from the sources",
+                     options.name, snapshot_file, snapshot.why);
+    }
+  }
   auto loaded = gtfs::load_timetable(options.name, paths, options.load);
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-              std::chrono::steady_clock::now() - started)
-              .count();
+  auto ms = elapsed_ms();
   if (!loaded) {
     spdlog::error("feed {}: load failed after {} ms: {}", options.name, ms,
                   loaded.error().message);
@@ -287,7 +342,24 @@ void load_feed(const gtfs_feed_options& options, feed_slot& slot) {
     for (const auto& sample : r.samples)
       spdlog::warn("feed {}:   {}", options.name, sample);
   }
+  auto built = *loaded;
   slot.publish(std::move(*loaded), ms, signature);
+  if (key) {
+    // After publishing: answers do not wait for the write.
+    auto write_started = std::chrono::steady_clock::now();
+    auto written = gtfs::write_snapshot(snapshot_file, *built, *key);
+    slot.note_snapshot(written ? std::string{"written"}
+                               : written.error().message,
+                       false);
+    if (written)
+      spdlog::info("feed {}: wrote its timetable snapshot {} ({} MB) in {} ms",
+                   options.name, snapshot_file, *written / (1024 * 1024),
+                   std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::steady_clock::now() - write_started)
+                     .count());
+    else
+      spdlog::warn("feed {}: {}", options.name, written.error().message);
+  }
 }
 
 namespace {
@@ -844,6 +916,7 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
       c.add(prefix + "skipped_rows",
             static_cast<int64_t>(status.report.skipped_rows));
       c.add(prefix + "load_ms", status.load_ms);
+      c.add(prefix + "from_snapshot", status.from_snapshot ? 1 : 0);
       c.add(prefix + "failed_loads", status.failed_loads);
       c.add(prefix + "unchanged_checks", status.unchanged_checks);
       c.add(prefix + "plans", status.plans);

@@ -33,6 +33,10 @@ struct gtfs_feed_options {
   gtfs::load_options load;
   /// Where downloaded copies of URL sources live (NAME-INDEX.zip).
   std::string download_dir;
+  /// Where the built timetable is kept as a snapshot (NAME.timetable), read
+  /// at the next start instead of the sources when they have not changed;
+  /// empty: no snapshots.
+  std::string snapshot_dir;
   gtfs::fetch_options fetch;
   /// Check the sources again this often (URLs with conditional requests,
   /// files by modification time) and reload what changed; 0: never.
@@ -94,6 +98,12 @@ struct feed_status {
   int64_t plan_us = 0;
   /// Searches stopped early (cancelled), counted in neither of those.
   int64_t stopped_plans = 0;
+  /// The timetable snapshot at the last load: "read" (the timetable came
+  /// from it), "written", or why it was not used or written; empty
+  /// without snapshots.
+  std::string snapshot;
+  /// Whether the timetable served came from a snapshot.
+  bool from_snapshot = false;
 };
 
 /// The current snapshot of one feed, shared by the FEED actor, the
@@ -129,6 +139,9 @@ public:
                              int32_t max_age_s) const;
   void fail(std::string error);
   void unchanged();
+  /// What the last load did with the timetable snapshot (see
+  /// feed_status::snapshot).
+  void note_snapshot(std::string what, bool from_snapshot);
   feed_status status() const;
   /// A load begins: until the first succeeds, calls are told how long to
   /// wait.

@@ -37,6 +37,7 @@ routing="$fixtures/digitransit-routing"
 seed mcp_endpoint "$root"/tests/fuzz/seeds/mcp_endpoint/*
 seed oauth_token "$root"/tests/fuzz/seeds/oauth_token/*
 seed request_framing "$root"/tests/fuzz/seeds/request_framing/*
+seed timetable_snapshot "$root"/tests/fuzz/seeds/timetable_snapshot/*
 seed gtfs_rt "$fixtures"/gtfs/*/*.pb
 seed digitransit_departures "$routing"/recorded-hsl/*departures*.json \
   "$routing"/docs-examples/docs-stop-by-id.response.json \
@@ -78,7 +79,7 @@ for target in mcp_endpoint digitransit_departures digitransit_stops \
               digitransit_plan digitransit_geocoding tfl_journey \
               tfl_station_data gtfs_feed oauth_token gtfs_rt tfl_network \
               digitransit_network \
-              request_framing; do
+              request_framing timetable_snapshot; do
   [ -n "$only" ] && [ "$only" != "$target" ] && continue
   mkdir -p "$dir/corpus/$target" # targets without seeds start empty
   echo "== fuzz_$target: $runs runs"

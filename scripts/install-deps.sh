@@ -18,6 +18,7 @@ packages=(
   libhiredis-dev                 # shared quota and cache in Redis (hiredis 0.14)
   postgresql redis-server haproxy  # the replicas end-to-end test starts them
   libzip-dev                     # GTFS feeds (zip archives)
+  libxxhash-dev                  # timetable snapshots: the sources' hash, checksums
   libprotobuf-dev protobuf-compiler  # GTFS-realtime (proto/gtfs_realtime.proto)
   libjemalloc-dev                # the daemon's allocator
   libhowardhinnant-date-dev tzdata  # IANA time zones (Europe/Helsinki offsets)

@@ -510,6 +510,10 @@ std::unique_ptr<CLI::App> make_app(daemon_config& cfg,
   count("gtfs-footpath-m", cfg.gtfs_footpath_m, 0, 3000,
         "GTFS stops closer than this are joined by a walking transfer "
         "(transfers.txt overrides a pair)");
+  boolean("gtfs-snapshots", cfg.gtfs_snapshots,
+          "keep each feed's built timetable in DATA-DIR/gtfs/snapshots and "
+          "read it at the next start while the sources are unchanged "
+          "(default true; never with --data-dir :memory:)");
   text("provider-order", cfg.provider_order, "ORDER",
        "where a feed and Digitransit (with a key) both cover a point: "
        "feeds-first or digitransit-first")

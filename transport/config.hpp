@@ -147,6 +147,9 @@ struct daemon_config {
   std::vector<std::pair<std::string, std::vector<std::string>>> gtfs_feeds;
   /// Stops closer than this get a generated footpath (meters).
   int32_t gtfs_footpath_m = 500;
+  /// Keep each feed's built timetable in the data directory and read it
+  /// at the next start when the sources have not changed.
+  bool gtfs_snapshots = true;
   /// Check the feeds' sources again this often (seconds); 0 = never.
   int32_t gtfs_refresh_s = 86400;
   /// --gtfs-rt NAME=SOURCE[,SOURCE...]: GTFS-realtime sources (URLs or

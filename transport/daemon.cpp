@@ -147,6 +147,9 @@ engine_config engine_settings(const daemon_config& cfg, bool routing_demo,
     feed.sources = sources;
     feed.load.footpath_radius = cfg.gtfs_footpath_m;
     feed.download_dir = feed_dir;
+    // Snapshots only where the data stays (not with --data-dir :memory:).
+    if (cfg.gtfs_snapshots && variables_path != ":memory:")
+      feed.snapshot_dir = feed_dir + "/snapshots";
     feed.refresh_s = cfg.gtfs_refresh_s;
     for (const auto& [rt_name, rt_sources] : cfg.gtfs_rt_feeds)
       if (rt_name == name)

@@ -176,6 +176,9 @@ const std::map<std::string, family>& feed_families() {
                       "Bad rows skipped at the last load."}},
     {"load_ms", {"transitd_feed_load_seconds", "gauge",
                  "Time the last load took.", 0.001}},
+    {"from_snapshot", {"transitd_feed_from_snapshot", "gauge",
+                       "1 when the feed's timetable was read from its "
+                       "snapshot (sources unchanged since it was built)."}},
     {"failed_loads", {"transitd_feed_failed_loads_total", "counter",
                       "Loads or downloads that failed."}},
     {"unchanged_checks", {"transitd_feed_unchanged_checks_total", "counter",

@@ -9,9 +9,9 @@
 
 namespace transitd {
 
-/// 64-bit FNV-1a over 8-byte words of the bytes (a folder: each regular
-/// file's name and bytes, in name order, not descending). nullopt when the
-/// path cannot be read; `error` then says why.
+/// 64-bit XXH3 of the bytes (a folder: each regular file's name and bytes,
+/// in name order, not descending). nullopt when the path cannot be read;
+/// `error` then says why.
 std::optional<uint64_t> content_hash(const std::string& path,
                                      std::string* error = nullptr);
 

@@ -6,6 +6,13 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
+#include "transitd/offline/gtfs_snapshot.hpp"
+
 #include "support/deterministic.hpp"
 
 using namespace transitd;
@@ -220,4 +227,73 @@ TEST_CASE_METHOD(fixture,
   CHECK(events[2].state == feed_state::loaded);
   CHECK(events[2].error.empty());
   CHECK(events[2].load_ms == 7);
+}
+
+TEST_CASE("feed loads with snapshots: written fresh, read while the sources "
+          "are unchanged, rebuilt when they change or the snapshot is "
+          "corrupt or of another version",
+          "[gtfs][feed][snapshot]") {
+  namespace fs = std::filesystem;
+  auto dir = fs::temp_directory_path()
+             / ("transitd-feed-snapshot-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "feed");
+  for (const auto& entry : fs::directory_iterator{
+         std::string{TRANSITD_FIXTURES_DIR} + "/../gtfs/bilingual"})
+    fs::copy_file(entry.path(), dir / "feed" / entry.path().filename());
+  gtfs_feed_options options;
+  options.name = "bi";
+  options.sources = {(dir / "feed").string()};
+  options.snapshot_dir = (dir / "snapshots").string();
+  auto file = gtfs::snapshot_path(options.snapshot_dir, "bi");
+  auto start = [&options] {
+    auto slot = std::make_shared<feed_slot>("bi");
+    load_feed(options, *slot);
+    REQUIRE(slot->status().loaded);
+    return slot;
+  };
+  // Fresh: built from the sources, then written.
+  auto first = start();
+  CHECK(first->status().snapshot == "written");
+  CHECK_FALSE(first->status().from_snapshot);
+  REQUIRE(fs::exists(file));
+  // Reused: a restart reads it, and it answers as the build did.
+  auto second = start();
+  CHECK(second->status().snapshot == "read");
+  CHECK(second->status().from_snapshot);
+  CHECK(second->current()->stops.size() == first->current()->stops.size());
+  CHECK(second->current()->find_stop(first->current()->stops[0].id) == 0u);
+  // Stale: a source changed, so the snapshot is of other sources.
+  {
+    std::ofstream touch{dir / "feed" / "feed_info.txt", std::ios::app};
+    touch << "\n";
+  }
+  auto third = start();
+  CHECK_THAT(third->status().snapshot, Catch::Contains("written"));
+  CHECK_FALSE(third->status().from_snapshot);
+  CHECK(start()->status().from_snapshot);
+  // Corrupt: cut short, it is refused saying so and rebuilt.
+  fs::resize_file(file, fs::file_size(file) / 2);
+  feed_slot corrupt{"bi"};
+  // (load_feed notes the refusal, then the new snapshot it writes.)
+  load_feed(options, corrupt);
+  CHECK(corrupt.status().loaded);
+  CHECK_FALSE(corrupt.status().from_snapshot);
+  CHECK(corrupt.status().snapshot == "written");
+  CHECK(start()->status().from_snapshot);
+  // Another version: refused, rebuilt.
+  {
+    std::fstream f{file, std::ios::in | std::ios::out | std::ios::binary};
+    f.seekp(19);
+    uint32_t version = gtfs::snapshot_version + 7;
+    f.write(reinterpret_cast<const char*>(&version), sizeof(version));
+  }
+  CHECK_FALSE(gtfs::read_snapshot(file, gtfs::source_key{}, 0).timetable);
+  auto fourth = start();
+  CHECK_FALSE(fourth->status().from_snapshot);
+  CHECK(start()->status().from_snapshot);
+  // Without a snapshot directory: no snapshot, nothing said.
+  options.snapshot_dir.clear();
+  CHECK(start()->status().snapshot.empty());
+  fs::remove_all(dir);
 }
