@@ -274,7 +274,8 @@ private:
     }
   };
   std::unordered_map<std::string, uint32_t> stop_index_;
-  std::unordered_map<std::string, uint32_t> trip_index_;
+  /// Trip numbers sorted by id (the first of equal ids first).
+  std::vector<uint32_t> trip_order_;
   std::unordered_map<std::string, uint32_t> route_index_;
   std::unordered_map<int64_t, std::vector<uint32_t>, grid_key_hash> grid_;
   void build_grid();

@@ -357,6 +357,8 @@ TRANSITD_INLINE std::optional<raptor::caught>
 raptor::catch_trip(uint32_t p_index, const pattern& p, const stop_time* times,
                    uint32_t i, int64_t t) const {
   std::optional<caught> best;
+  if (p.trip_count == 0)
+    return best;
   const auto& zone_days = days_[p.zone];
   auto at_rank = [&](uint32_t r) -> const stop_time& {
     return times[r * p.stop_count + i];
@@ -366,6 +368,21 @@ raptor::catch_trip(uint32_t p_index, const pattern& p, const stop_time* times,
       continue;
     const auto& day = zone_days[k];
     auto rel = t - day.origin;
+    // Trips do not overtake one another: the first and last trip bound
+    // what the day can offer, without searching (most days of the three
+    // around the query have nothing to offer at this stop, or nothing
+    // better than a day already searched).
+    const auto& first = at_rank(0);
+    const auto& last = at_rank(p.trip_count - 1);
+    if constexpr (!Backward) {
+      if (last.departure < rel
+          || (best && day.origin + first.departure >= best->at))
+        continue;
+    } else {
+      if (first.arrival > rel
+          || (best && day.origin + last.arrival <= best->at))
+        continue;
+    }
     uint32_t lo = 0, hi = p.trip_count;
     // First rank whose event is > rel (backward) or >= rel (forward).
     while (lo < hi) {
