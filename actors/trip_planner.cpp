@@ -177,15 +177,11 @@ void plan(planner_pointer self, const call_ptr& call) {
     return;
   }
   // D12: the relaxed query goes out at the same time, not after; sent
-  // first, so that the primary is the newer message down the chain. A
-  // work-stealing worker runs its newest job first (idle workers steal
-  // the oldest): a local provider (a feed's router) starts the search the
-  // answer waits for at once, and the speculative one wherever a worker
-  // is free. An upstream provider sends both within microseconds either
-  // way.
-  if (call->request.include_disruption_alt
-      && self->state.options.speculative_relax)
-    send_relaxed(self, call);
+  // right after the primary, so that a feed sees the search the answer
+  // waits for first: it takes the least busy router, and the speculative
+  // one only an idle router (on a busy daemon it waits, and is most often
+  // cancelled before it starts). An upstream provider gets both within
+  // microseconds either way.
   auto primary = make_primary_query(call->request, call->origin,
                                     call->destination, call->time);
   self->request(self->state.journey_planner, time_left(self, call), primary)
@@ -204,6 +200,9 @@ void plan(planner_pointer self, const call_ptr& call) {
         call->primary_error = std::move(err);
         decide(self, call);
       });
+  if (call->request.include_disruption_alt
+      && self->state.options.speculative_relax)
+    send_relaxed(self, call);
 }
 
 /// One place resolved (or failed): plan once every place is.

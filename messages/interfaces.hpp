@@ -176,6 +176,8 @@ using feed_actor = caf::typed_actor<
   caf::replies_to<get_counters>::with<counters>,
   // Internal timer: check the sources again (every refresh_s).
   caf::reacts_to<feed_refresh>,
+  // Internal timer: a speculative search is needed after all.
+  caf::reacts_to<feed_search_due>,
   // Sends the sender a feed_event now and at every change of the feed's
   // timetable (loaded, reloaded, failed).
   caf::reacts_to<feed_subscribe>>;

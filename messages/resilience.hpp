@@ -103,6 +103,18 @@ typename Inspector::result_type inspect(Inspector& f, feed_refresh&) {
   return f();
 }
 
+/// Internal timer of FEED: the speculative search `correlation_id`, whose
+/// primary has answered, was not cancelled meanwhile: its call needs it,
+/// so it runs now like any other search.
+struct feed_search_due {
+  std::string correlation_id;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, feed_search_due& x) {
+  return f(x.correlation_id);
+}
+
 /// Asks a resilience actor for its counters.
 struct get_counters {};
 

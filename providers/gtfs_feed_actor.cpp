@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <filesystem>
 #include <thread>
 
@@ -605,14 +606,44 @@ struct feed_state {
     if (loader.joinable())
       loader.join();
   }
-  /// The routers plan queries go to, in turn, and the stop flags of the
-  /// searches they run.
+  /// The routers searches go to, the searches each is running or has
+  /// queued, and the stop flags of the searches.
   std::vector<feed_router_actor> routers;
+  std::vector<int32_t> busy;
   std::shared_ptr<search_flags> flags = std::make_shared<search_flags>();
-  std::size_t next_router = 0;
+  /// Speculative searches (a plan_trip's relaxed query, sent before the
+  /// primary answer says whether it is needed) waiting for an idle router:
+  /// they never delay another call's search.
+  struct waiting_search {
+    trip_plan_query query;
+    caf::typed_response_promise<trip_plans> promise;
+    /// Its primary has answered: it runs after `search_grace` unless
+    /// cancelled (the call needs it: a disrupted or empty primary).
+    bool due = false;
+  };
+  std::deque<waiting_search> speculative;
 };
 
 using feed_pointer = feed_actor::stateful_pointer<feed_state>;
+
+/// A plan query sent before anyone knows it is needed (its call's relaxed
+/// query, "<id>:relaxed").
+bool speculative(const trip_plan_query& q) {
+  const auto& id = q.context.correlation_id;
+  constexpr std::string_view suffix = ":relaxed";
+  return id.size() > suffix.size()
+         && std::string_view{id}.substr(id.size() - suffix.size()) == suffix;
+}
+
+/// How long a speculative search whose primary has answered waits for the
+/// cancel that a healthy primary brings before it runs anyway.
+constexpr auto search_grace = std::chrono::milliseconds{20};
+
+/// The router with the fewest searches (the first of them when equal).
+std::size_t least_busy(const std::vector<int32_t>& busy) {
+  return static_cast<std::size_t>(
+    std::min_element(busy.begin(), busy.end()) - busy.begin());
+}
 
 caf::error not_loaded(const feed_slot& slot) {
   if (auto why = slot.unavailable())
@@ -682,6 +713,72 @@ void start_loader(feed_pointer self) {
     }};
 }
 
+/// Sends a search to router `i`, counting it until it answers; then gives
+/// an idle router to the speculative search waiting longest.
+template <class Query, class Result>
+void run_on(feed_pointer self, std::size_t i, Query q,
+            caf::typed_response_promise<Result> rp);
+
+/// Gives idle routers to the speculative searches still running beside
+/// their primaries, oldest first. One whose primary has answered waits for
+/// its grace instead (its cancel is most likely on its way: on one core a
+/// search once started could not see it before it ends).
+void start_speculative(feed_pointer self) {
+  auto& st = self->state;
+  for (auto it = st.speculative.begin(); it != st.speculative.end();) {
+    auto i = least_busy(st.busy);
+    if (st.busy[i] > 0)
+      return;
+    if (it->due) {
+      ++it;
+      continue;
+    }
+    auto next = std::move(*it);
+    it = st.speculative.erase(it);
+    run_on(self, i, std::move(next.query), std::move(next.promise));
+  }
+}
+
+/// The primary of `id` answered: its speculative search, still waiting,
+/// becomes due (after the grace, unless cancelled).
+void primary_answered(feed_pointer self, const std::string& id) {
+  auto relaxed = id + ":relaxed";
+  for (auto& w : self->state.speculative)
+    if (w.query.context.correlation_id == relaxed && !w.due) {
+      w.due = true;
+      self->delayed_send(self, search_grace, feed_search_due{relaxed});
+    }
+}
+
+template <class Query, class Result>
+void run_on(feed_pointer self, std::size_t i, Query q,
+            caf::typed_response_promise<Result> rp) {
+  auto& st = self->state;
+  // A plan query's speculative sibling, if waiting, learns when this one
+  // answers (a reach query has none).
+  std::string id;
+  if constexpr (std::is_same_v<Query, trip_plan_query>)
+    if (!speculative(q))
+      id = q.context.correlation_id;
+  ++st.busy[i];
+  // No timeout of its own: the call's deadline is kept above (a router
+  // always answers; a cancelled search stops at its next round).
+  self->request(st.routers[i], caf::infinite, std::move(q))
+    .then(
+      [self, i, rp, id](Result& answer) mutable {
+        --self->state.busy[i];
+        rp.deliver(std::move(answer));
+        primary_answered(self, id);
+        start_speculative(self);
+      },
+      [self, i, rp, id](caf::error& err) mutable {
+        --self->state.busy[i];
+        rp.deliver(std::move(err));
+        primary_answered(self, id);
+        start_speculative(self);
+      });
+}
+
 feed_actor::behavior_type feed(feed_pointer self, gtfs_feed_options options,
                                std::shared_ptr<feed_slot> slot) {
   self->state.slot = std::move(slot);
@@ -690,6 +787,7 @@ feed_actor::behavior_type feed(feed_pointer self, gtfs_feed_options options,
       self->template spawn<caf::linked>(
         feed_router, self->state.slot, self->state.flags,
         options.realtime_max_age_s, options.clock_offset_ms));
+  self->state.busy.assign(self->state.routers.size(), 0);
   auto start_realtime = [self](const gtfs_feed_options& o) {
     if (o.realtime.empty())
       return;
@@ -800,13 +898,20 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
       gtfs::translate(*tt, *language, near);
       return near;
     },
-    [self](trip_plan_query& q) -> caf::delegated<trip_plans> {
-      // To the next router: a plan_trip's primary and relaxed searches,
-      // and other calls' searches, run side by side.
+    [self](trip_plan_query& q) -> caf::result<trip_plans> {
+      // To the least busy router: calls' searches run side by side, one
+      // per router. A speculative search takes only an idle router (on a
+      // busy daemon it would take a core from another call's search, and
+      // is most often cancelled before it is needed); it waits for one.
       auto& st = self->state;
-      auto& router = st.routers[st.next_router++ % st.routers.size()];
       st.flags->open(q.context.correlation_id); // the router closes it
-      return self->delegate(router, std::move(q));
+      auto rp = self->make_response_promise<trip_plans>();
+      auto i = least_busy(st.busy);
+      if (speculative(q) && st.busy[i] > 0)
+        st.speculative.push_back({std::move(q), rp});
+      else
+        run_on(self, i, std::move(q), rp);
+      return rp;
     },
     [self](stop_lookup& q) -> caf::result<stop_place> {
       auto tt = self->state.slot->current();
@@ -817,15 +922,29 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
         return to_error(place.error());
       return std::move(*place);
     },
-    [self](reach_query& q) -> caf::delegated<reach_result> {
-      auto& st = self->state;
-      auto& router = st.routers[st.next_router++ % st.routers.size()];
-      return self->delegate(router, std::move(q));
+    [self](reach_query& q) -> caf::result<reach_result> {
+      auto rp = self->make_response_promise<reach_result>();
+      run_on(self, least_busy(self->state.busy), std::move(q), rp);
+      return rp;
     },
     [self](cancel_call& c) {
       // A search in flight stops at its next round (a plan_trip's relaxed
-      // search once the primary answer made it moot).
-      self->state.flags->cancel(c.correlation_id);
+      // search once the primary answer made it moot); one still waiting
+      // for a router is answered at once.
+      auto& st = self->state;
+      st.flags->cancel(c.correlation_id);
+      for (auto it = st.speculative.begin(); it != st.speculative.end();) {
+        const auto& id = it->query.context.correlation_id;
+        if (!cancel_covers(c.correlation_id, id)) {
+          ++it;
+          continue;
+        }
+        st.flags->close(id);
+        it->promise.deliver(to_error(make_failure(
+          ec::cancelled, "the search was cancelled",
+          "ask again if the answer is still needed")));
+        it = st.speculative.erase(it);
+      }
     },
     [self](geocode_query& q) -> caf::result<geocode_candidates> {
       auto tt = self->state.slot->current();
@@ -951,6 +1070,19 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
               static_cast<int64_t>(rt.counts.unmatched_stops));
       }
       return c;
+    },
+    [self](const feed_search_due& due) {
+      // Not cancelled within its grace: the call needs it; it runs now on
+      // the least busy router, like any other search.
+      auto& st = self->state;
+      for (auto it = st.speculative.begin(); it != st.speculative.end(); ++it)
+        if (it->query.context.correlation_id == due.correlation_id) {
+          auto next = std::move(*it);
+          st.speculative.erase(it);
+          run_on(self, least_busy(st.busy), std::move(next.query),
+                 std::move(next.promise));
+          return;
+        }
     },
     [self](feed_refresh) {
       start_loader(self);

@@ -41,8 +41,10 @@ struct gtfs_feed_options {
   /// Check the sources again this often (URLs with conditional requests,
   /// files by modification time) and reload what changed; 0: never.
   int32_t refresh_s = 0;
-  /// Plan queries run on this many routers side by side (each holds a
-  /// RAPTOR's scratch space: a few arrays per stop and round).
+  /// Searches run on this many routers side by side (each holds a RAPTOR's
+  /// scratch space: a few arrays per stop and round), each sent to the
+  /// least busy; a speculative one (a plan_trip's relaxed query) only to an
+  /// idle router. The daemon gives a router per scheduler thread.
   std::size_t routers = 2;
   /// A timetable built already (by a test, or an application that reads
   /// its own data): published at once, `sources` are not read.

@@ -151,6 +151,9 @@ engine_config engine_settings(const daemon_config& cfg, bool routing_demo,
     if (cfg.gtfs_snapshots && variables_path != ":memory:")
       feed.snapshot_dir = feed_dir + "/snapshots";
     feed.refresh_s = cfg.gtfs_refresh_s;
+    // A router per scheduler thread: as many searches side by side as
+    // threads can run them (a speculative one only on an idle router).
+    feed.routers = std::max<std::size_t>(1, cfg.scheduler_threads);
     for (const auto& [rt_name, rt_sources] : cfg.gtfs_rt_feeds)
       if (rt_name == name)
         feed.realtime = rt_sources;

@@ -297,3 +297,70 @@ TEST_CASE("feed loads with snapshots: written fresh, read while the sources "
   CHECK(start()->status().snapshot.empty());
   fs::remove_all(dir);
 }
+
+namespace {
+
+int64_t counter(test::deterministic_fixture& f, const feed_actor& feed,
+                const std::string& name) {
+  f.self->send(feed, get_counters{});
+  f.sched.run();
+  int64_t n = -1;
+  f.self->receive([&](counters& c) {
+    for (const auto& [key, value] : c.values)
+      if (key == name)
+        n = value;
+  });
+  return n;
+}
+
+} // namespace
+
+TEST_CASE_METHOD(fixture,
+                 "FEED: a speculative search waits for an idle router; the "
+                 "cancel its healthy primary brings ends it unstarted",
+                 "[gtfs][feed][actor][speculative]") {
+  // One router: the primary takes it, the relaxed query waits.
+  self->send(feed, a_to_b("c"));
+  self->send(feed, a_to_b("c:relaxed"));
+  sched.run();
+  auto primary = answer();
+  REQUIRE(primary);
+  CHECK(primary->itineraries.size() == 1);
+  // The primary answered: the relaxed one waits for its grace, unstarted.
+  CHECK(self->mailbox().empty());
+  CHECK(counter(*this, feed, "feed.t.plans") == 1);
+  // The planner, content with the primary, cancels it: answered at once.
+  self->send(feed, cancel_call{"c:relaxed"});
+  sched.run();
+  auto relaxed = answer();
+  REQUIRE_FALSE(relaxed);
+  CHECK(to_failure(relaxed.error()).code == ec::cancelled);
+  // Its grace ends with nothing left to run.
+  sched.trigger_timeouts();
+  sched.run();
+  CHECK(self->mailbox().empty());
+  CHECK(counter(*this, feed, "feed.t.plans") == 1);
+}
+
+TEST_CASE_METHOD(fixture,
+                 "FEED: a speculative search its call needs after all runs "
+                 "once its grace ends; on an idle router one runs at once",
+                 "[gtfs][feed][actor][speculative]") {
+  self->send(feed, a_to_b("d"));
+  self->send(feed, a_to_b("d:relaxed"));
+  sched.run();
+  REQUIRE(answer());
+  CHECK(self->mailbox().empty());
+  // No cancel (a disrupted primary): after the grace it runs.
+  REQUIRE(sched.trigger_timeouts() > 0);
+  sched.run();
+  auto relaxed = answer();
+  REQUIRE(relaxed);
+  CHECK(relaxed->itineraries.size() == 1);
+  CHECK(counter(*this, feed, "feed.t.plans") == 2);
+  // Alone on an idle router, a speculative search starts at once.
+  self->send(feed, a_to_b("e:relaxed"));
+  sched.run();
+  REQUIRE(answer());
+  CHECK(counter(*this, feed, "feed.t.plans") == 3);
+}
