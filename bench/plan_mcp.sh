@@ -19,7 +19,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 daemon=""
 cleanup() {
-  [ -n "$daemon" ] && kill "$daemon" 2>/dev/null
+  if [ -n "$daemon" ]; then kill "$daemon" 2>/dev/null || true; fi
   wait 2>/dev/null || true
   rm -rf "$tmp"
 }
