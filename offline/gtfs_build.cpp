@@ -369,9 +369,20 @@ void builder::apply_transfers(const transfer_map& overrides) {
       it->seconds = time;
     it->listed = true;
   }
+  // Each stop's footpaths shortest first: RAPTOR stops relaxing them at
+  // the first that cannot beat the best arrival at the destination.
+  auto shortest_first = [](std::vector<footpath>& list) {
+    std::sort(list.begin(), list.end(),
+              [](const footpath& a, const footpath& b) {
+                return a.seconds != b.seconds ? a.seconds < b.seconds
+                                              : a.stop < b.stop;
+              });
+  };
   tt.out.clear();
   tt.out_begin.assign(1, 0);
   std::vector<std::vector<footpath>> ins(tt.stops.size());
+  for (auto& list : outs)
+    shortest_first(list);
   for (uint32_t s = 0; s < tt.stops.size(); ++s) {
     for (auto& f : outs[s]) {
       tt.out.push_back(f);
@@ -382,6 +393,7 @@ void builder::apply_transfers(const transfer_map& overrides) {
   tt.in.clear();
   tt.in_begin.assign(1, 0);
   for (uint32_t s = 0; s < tt.stops.size(); ++s) {
+    shortest_first(ins[s]);
     tt.in.insert(tt.in.end(), ins[s].begin(), ins[s].end());
     tt.in_begin.push_back(static_cast<uint32_t>(tt.in.size()));
   }

@@ -470,6 +470,15 @@ std::shared_ptr<timetable> timetable_of(std::string_view payload) {
   for (const auto* list : {&tt->out, &tt->in})
     for (const auto& f : *list)
       check(f.stop < stops && f.seconds >= 0, "a footpath");
+  for (auto [begin, list] : {std::pair{&tt->out_begin, &tt->out},
+                             std::pair{&tt->in_begin, &tt->in}})
+    for (std::size_t s = 0; s < stops; ++s)
+      check(std::is_sorted((*list).begin() + (*begin)[s],
+                           (*list).begin() + (*begin)[s + 1],
+                           [](const footpath& a, const footpath& b) {
+                             return a.seconds < b.seconds;
+                           }),
+            "a stop's footpaths, shortest first");
   check(tt->change_seconds.size() == stops, "the change times");
   check_csr(tt->children_begin, stops, tt->children.size(), "the children");
   for (auto c : tt->children)

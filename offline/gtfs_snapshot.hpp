@@ -34,7 +34,7 @@
 namespace transitd::gtfs {
 
 /// Bumped whenever the timetable's fields or their meaning change.
-inline constexpr uint32_t snapshot_version = 1;
+inline constexpr uint32_t snapshot_version = 2; // 2: footpaths shortest first
 
 /// The key of a timetable built from sources whose contents hash to
 /// `source_hashes` (util's content_hash, in order) with `options`: the

@@ -182,7 +182,8 @@ public:
   /// Per stop, CSR: where patterns call (`calls_begin[s]..[s+1]`).
   std::vector<uint32_t> calls_begin;
   std::vector<stop_call> calls;
-  /// Per stop, CSR: footpaths out of and into the stop (other stops).
+  /// Per stop, CSR: footpaths out of and into the stop (other stops),
+  /// shortest first (RAPTOR stops at the first that cannot help).
   std::vector<uint32_t> out_begin;
   std::vector<footpath> out;
   std::vector<uint32_t> in_begin;

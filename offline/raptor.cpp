@@ -540,8 +540,10 @@ void raptor::walk_on(std::size_t base) {
       const auto& path = list[f];
       if (path.meters > max_walk_ && !path.listed)
         continue; // the rider's limit bounds walks, not the agency's own
-      relax(path.stop, onward<Backward>(r, path.seconds),
-            {s, path.seconds, path.meters});
+      auto t = onward<Backward>(r, path.seconds);
+      if (!better<Backward>(t, dest_best))
+        break; // shortest first: none after it can do better
+      relax(path.stop, t, {s, path.seconds, path.meters});
     }
   }
 }
