@@ -10,6 +10,7 @@
 
 #include "transitd/actors/address_geocoder.hpp"
 #include "transitd/actors/coverage_board.hpp"
+#include "transitd/actors/deadline_keeper.hpp"
 #include "transitd/actors/departures_board.hpp"
 #include "transitd/actors/line_viewer.hpp"
 #include "transitd/actors/london_journeys.hpp"
@@ -325,8 +326,10 @@ engine spawn_engine(caf::actor_system& system, const engine_config& config) {
        "computed for the engine's simulated clock "
        "(engine_config::clock_offset_ms), not the real "
        "time"});
+  result.deadlines = spawn_deadline_keeper(system);
   auto tool_defaults = [&] {
     tool_options t;
+    t.deadlines = result.deadlines;
     t.timeout_ms = config.tool_timeout_ms;
     t.clock_offset_ms = config.clock_offset_ms;
     t.standing_warnings = clock_warnings;
@@ -478,6 +481,7 @@ void engine::shutdown() {
   stop(realtime);
   stop(network);
   stop(tfl_network);
+  stop(deadlines);
   stop(variable_store);
   for (const auto& [name, gate] : gates)
     stop(gate);

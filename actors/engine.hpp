@@ -186,6 +186,8 @@ struct engine {
   geocoding_cache_actor geocoding_cache;
   variable_store_actor variable_store;
   rate_limiter_actor limiter;
+  /// DEADLINES: the deadlines of the tools' provider requests.
+  caf::actor deadlines;
   /// The REDIS connections (quota, caches) with --redis; empty otherwise.
   std::vector<redis_actor> redis;
   /// The FEED actors and their snapshots, in `engine_config::feeds` order.

@@ -11,9 +11,11 @@
 #include <type_traits>
 #include <vector>
 
+#include <caf/actor.hpp>
 #include <caf/typed_response_promise.hpp>
 #include <spdlog/spdlog.h>
 
+#include "transitd/actors/deadline_keeper.hpp"
 #include "transitd/messages/caf_glue.hpp"
 #include "transitd/messages/common.hpp"
 #include "transitd/messages/error.hpp"
@@ -28,6 +30,9 @@ struct tool_options {
   /// The engine's clock runs this far from the system clock (--clock:
   /// serving recorded data); results are computed for the shifted time.
   int64_t clock_offset_ms = 0;
+  /// DEADLINES (deadline_keeper.hpp): keeps the provider requests'
+  /// deadlines; none: CAF's request timeout does.
+  caf::actor deadlines;
 };
 
 /// The instant a call is answered for, epoch seconds: its receipt (else
@@ -86,12 +91,13 @@ template <class Answer, class Reply, class Self, class Provider, class Query,
 void ask_provider(Self* self, caf::typed_response_promise<Reply> rp,
                   const Provider& provider, const call_context& context,
                   const tool_options& options, Query query, Build build) {
-  self->request(provider, time_left(context, options), std::move(query))
-    .then(
-      [rp, &options, build = std::move(build)](Answer& answer) mutable {
-        deliver_reply(rp, build(answer), options);
-      },
-      [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
+  request_within<Answer>(
+    self, options.deadlines, provider, time_left(context, options),
+    std::move(query),
+    [rp, &options, build = std::move(build)](Answer& answer) mutable {
+      deliver_reply(rp, build(answer), options);
+    },
+    [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
 }
 
 } // namespace transitd

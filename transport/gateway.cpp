@@ -1,15 +1,48 @@
 #include "transitd/transport/gateway.hpp"
 
+#include <cstdint>
+#include <memory>
+
 #include <caf/exit_reason.hpp>
 #include <caf/send.hpp>
+#include <caf/stateful_actor.hpp>
+
+#include "transitd/actors/deadline_keeper.hpp"
 
 namespace transitd {
 
 namespace {
 
-caf::behavior gateway_shard(caf::event_based_actor* self) {
+/// A shard's calls by deadline, and its one timer for the earliest.
+struct shard_state {
+  deadline_book<uint64_t> book;
+  static inline const char* name = "gateway_shard";
+};
+
+using shard_pointer = caf::stateful_actor<shard_state>*;
+
+caf::behavior gateway_shard(shard_pointer self) {
   return {
-    [self](std::shared_ptr<pending_call>& call) { call->start(self); },
+    [self](std::shared_ptr<pending_call>& call) {
+      auto deadline = self->clock().now() + call->timeout();
+      auto id = std::make_shared<uint64_t>(0);
+      auto sent = call->start(self, [self, id] {
+        self->state.book.unbook(*id);
+      });
+      if (!sent.is_response())
+        return; // it had ended on its way here
+      *id = sent.integer_value();
+      self->state.book.book(*id, deadline);
+      arm_deadline_timer(self, self->state.book);
+    },
+    [self](deadline_due_atom) {
+      auto& book = self->state.book;
+      auto now = self->clock().now();
+      book.fired(now);
+      for (auto id : book.take_due(now))
+        time_out_request(self, caf::message_id{id}, self->context());
+      arm_deadline_timer(self, book);
+    },
   };
 }
 

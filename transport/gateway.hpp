@@ -5,6 +5,14 @@
 // deadline, or cancellation) reaches a callback on the actor's thread,
 // which writes the HTTP reply. A blocking scoped_actor per call would pile
 // up stale request timeouts in CAF 0.17; a shared gateway does not.
+//
+// The shards keep the calls' deadlines themselves. CAF 0.17's request
+// timeout costs every call two trips through the clock thread (set, then
+// fired later as a stale message even when the reply came in time): at
+// thousands of cached calls a second that was a tenth of the daemon's CPU.
+// A shard books each call's deadline and keeps one timer for the earliest;
+// when it passes, the shard answers the request itself with CAF's
+// request_timeout, exactly as the clock would have.
 
 #include <atomic>
 #include <chrono>
@@ -19,6 +27,7 @@
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/event_based_actor.hpp>
 #include <caf/expected.hpp>
+#include <caf/message_id.hpp>
 
 #include "transitd/messages/interfaces.hpp"
 #include "transitd/transport/tool_catalog.hpp"
@@ -29,7 +38,15 @@ namespace transitd {
 class pending_call {
 public:
   virtual ~pending_call() = default;
-  virtual void start(caf::event_based_actor* self) = 0;
+  /// Sends the request (without a CAF timeout) and returns the id its
+  /// reply will carry; `settled` runs once the reply, or its timeout, has
+  /// arrived. An id that is no response id: nothing was sent (the call
+  /// had ended already).
+  virtual caf::message_id start(caf::event_based_actor* self,
+                                std::function<void()> settled)
+    = 0;
+  /// How long the call may wait for its reply, from start().
+  virtual std::chrono::milliseconds timeout() const = 0;
 };
 
 } // namespace transitd
@@ -98,13 +115,27 @@ public:
                         "the engine stopped before answering the call"));
   }
 
-  void start(caf::event_based_actor* self) override {
+  caf::message_id start(caf::event_based_actor* self,
+                        std::function<void()> settled) override {
     if (finished_.load(std::memory_order_acquire))
-      return; // cancelled on its way here
+      return {}; // cancelled on its way here
     auto me = this->shared_from_this();
-    self->request(router_, timeout_, std::move(request_))
-      .then([me](Reply& reply) { me->complete(std::move(reply)); },
-            [me](caf::error& err) { me->complete(std::move(err)); });
+    auto handle = self->request(router_, caf::infinite, std::move(request_));
+    auto id = handle.id();
+    handle.then(
+      [me, settled](Reply& reply) {
+        settled();
+        me->complete(std::move(reply));
+      },
+      [me, settled](caf::error& err) {
+        settled();
+        me->complete(std::move(err));
+      });
+    return id;
+  }
+
+  std::chrono::milliseconds timeout() const override {
+    return timeout_;
   }
 
   /// Hands `result` to the callback unless an earlier result did; true

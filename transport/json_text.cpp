@@ -3,6 +3,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 namespace json = boost::json;
 
@@ -10,42 +11,58 @@ namespace transitd::mcp {
 
 namespace {
 
-/// Characters a JSON string must escape: controls, quote, backslash.
-constexpr std::array<bool, 256> escaped_chars = [] {
-  std::array<bool, 256> table{};
+/// The escape of each character: 0 none, else its second character after
+/// the backslash ('u' for \u00XX).
+constexpr std::array<char, 256> escape_of = [] {
+  std::array<char, 256> table{};
   for (int c = 0; c < 0x20; ++c)
-    table[c] = true;
-  table['"'] = true;
-  table['\\'] = true;
+    table[c] = 'u';
+  table['"'] = '"';
+  table['\\'] = '\\';
+  table['\b'] = 'b';
+  table['\f'] = 'f';
+  table['\n'] = 'n';
+  table['\r'] = 'r';
+  table['\t'] = 't';
   return table;
 }();
 
+/// Appends `s` quoted and escaped. Sized first, then written through a
+/// pointer: a reply's text block escapes every quote of its JSON, and one
+/// append per escape cost more than the rest of the rendering.
 void append_string(std::string& out, json::string_view s) {
   static constexpr char hex[] = "0123456789abcdef";
-  out += '"';
-  auto plain = s.begin();
-  for (auto it = s.begin(); it != s.end(); ++it) {
-    auto c = static_cast<unsigned char>(*it);
-    if (!escaped_chars[c])
-      continue;
-    out.append(plain, it);
-    plain = it + 1;
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        out += "\\u00";
-        out += hex[c >> 4];
-        out += hex[c & 0xf];
+  std::size_t extra = 0;
+  for (char ch : s) {
+    auto e = escape_of[static_cast<unsigned char>(ch)];
+    extra += e == 0 ? 0 : e == 'u' ? 5 : 1;
+  }
+  auto at = out.size();
+  out.resize(at + s.size() + extra + 2);
+  char* p = out.data() + at;
+  *p++ = '"';
+  if (extra == 0) {
+    std::memcpy(p, s.data(), s.size());
+    p += s.size();
+  } else {
+    for (char ch : s) {
+      auto c = static_cast<unsigned char>(ch);
+      auto e = escape_of[c];
+      if (e == 0) {
+        *p++ = ch;
+        continue;
+      }
+      *p++ = '\\';
+      *p++ = e;
+      if (e == 'u') {
+        *p++ = '0';
+        *p++ = '0';
+        *p++ = hex[c >> 4];
+        *p++ = hex[c & 0xf];
+      }
     }
   }
-  out.append(plain, s.end());
-  out += '"';
+  *p = '"';
 }
 
 template <class Number>
@@ -70,34 +87,40 @@ void append_double(std::string& out, double d) {
 
 } // namespace
 
+void append_json(std::string& out, const json::object& o) {
+  out += '{';
+  bool first = true;
+  for (const auto& item : o) {
+    if (!first)
+      out += ',';
+    first = false;
+    append_string(out, item.key());
+    out += ':';
+    append_json(out, item.value());
+  }
+  out += '}';
+}
+
+void append_json(std::string& out, const json::array& a) {
+  out += '[';
+  bool first = true;
+  for (const auto& item : a) {
+    if (!first)
+      out += ',';
+    first = false;
+    append_json(out, item);
+  }
+  out += ']';
+}
+
 void append_json(std::string& out, const json::value& v) {
   switch (v.kind()) {
-    case json::kind::object: {
-      out += '{';
-      bool first = true;
-      for (const auto& item : v.get_object()) {
-        if (!first)
-          out += ',';
-        first = false;
-        append_string(out, item.key());
-        out += ':';
-        append_json(out, item.value());
-      }
-      out += '}';
+    case json::kind::object:
+      append_json(out, v.get_object());
       return;
-    }
-    case json::kind::array: {
-      out += '[';
-      bool first = true;
-      for (const auto& item : v.get_array()) {
-        if (!first)
-          out += ',';
-        first = false;
-        append_json(out, item);
-      }
-      out += ']';
+    case json::kind::array:
+      append_json(out, v.get_array());
       return;
-    }
     case json::kind::string:
       append_string(out, v.get_string());
       return;
@@ -119,7 +142,10 @@ void append_json(std::string& out, const json::value& v) {
   }
 }
 
-std::string json_text(const json::value& v) {
+namespace {
+
+template <class Json>
+std::string text_of(const Json& v) {
   std::string out;
   // One allocation for a typical reply instead of a dozen doublings.
   out.reserve(4096);
@@ -127,9 +153,22 @@ std::string json_text(const json::value& v) {
   return out;
 }
 
+} // namespace
+
+std::string json_text(const json::value& v) {
+  return text_of(v);
+}
+
+std::string json_text(const json::object& o) {
+  return text_of(o);
+}
+
+std::string json_text(const json::array& a) {
+  return text_of(a);
+}
+
 std::string json_string(std::string_view text) {
   std::string out;
-  out.reserve(text.size() + text.size() / 8 + 2);
   append_string(out, json::string_view{text.data(), text.size()});
   return out;
 }

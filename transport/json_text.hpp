@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
 namespace transitd::mcp {
@@ -16,9 +18,15 @@ namespace transitd::mcp {
 /// Appends `v` to `out` as compact JSON text; numbers never use exponent
 /// notation; non-finite doubles (which JSON cannot carry) become null.
 void append_json(std::string& out, const boost::json::value& v);
+/// The same for an object or an array, which as a `value` argument would
+/// be copied first.
+void append_json(std::string& out, const boost::json::object& o);
+void append_json(std::string& out, const boost::json::array& a);
 
 /// `v` as compact JSON text (see append_json).
 std::string json_text(const boost::json::value& v);
+std::string json_text(const boost::json::object& o);
+std::string json_text(const boost::json::array& a);
 
 /// `text` as a JSON string literal (quoted and escaped), without building
 /// a JSON value for it: the text block of every tool result.

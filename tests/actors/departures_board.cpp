@@ -190,6 +190,57 @@ TEST_CASE_METHOD(fixture, "a silent timetable ends in upstream-timeout",
   caf::anon_send_exit(silent, caf::exit_reason::user_shutdown);
 }
 
+TEST_CASE_METHOD(fixture,
+                 "with DEADLINES a silent timetable still ends in "
+                 "upstream-timeout",
+                 "[departures_board][actor][deadline_keeper]") {
+  departures_board_options options;
+  options.timeout_ms = 600000;
+  options.deadlines = spawn_deadline_keeper(sys);
+  auto silent = sys.spawn(silent_timetable);
+  auto b = sys.spawn(departures_board, silent, sys.spawn(test::label_store),
+                     options);
+  self->send(b, valid_request());
+  sched.run();
+  CHECK(self->mailbox().empty());
+  // The keeper's one timer, not a CAF request timeout, ends the wait.
+  REQUIRE(sched.clock().schedule().size() == 1);
+  REQUIRE(sched.trigger_timeouts() > 0);
+  sched.run();
+  self->receive([&](get_departures_reply&) { FAIL("expected a timeout"); },
+                [&](caf::error& err) {
+                  CHECK(to_failure(err).code == ec::upstream_timeout);
+                });
+  caf::anon_send_exit(silent, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE_METHOD(fixture,
+                 "with DEADLINES answered calls leave no timeouts behind",
+                 "[departures_board][actor][deadline_keeper]") {
+  // CAF 0.17 keeps a request's timeout until it fires, answered or not:
+  // every call left one in the clock. The keeper unbooks answered ones and
+  // keeps a single timer.
+  auto run_calls = [&](departures_board_options options) {
+    auto b = board({}, options);
+    for (int i = 0; i < 20; ++i) {
+      self->send(b, valid_request());
+      sched.run();
+      self->receive([](get_departures_reply&) {},
+                    [&](caf::error& err) { FAIL(caf::to_string(err)); });
+    }
+    auto pending = sched.clock().schedule().size();
+    while (sched.trigger_timeouts() > 0)
+      sched.run();
+    return pending;
+  };
+  departures_board_options kept;
+  kept.deadlines = spawn_deadline_keeper(sys);
+  CHECK(run_calls(kept) <= 1);
+  CHECK(*counter == 20);
+  // Without the keeper, CAF's clock: one left per call.
+  CHECK(run_calls(departures_board_options{}) == 20);
+}
+
 TEST_CASE("remaining_ms honours the call's deadline", "[departures_board]") {
   call_context ctx;
   CHECK(remaining_ms(ctx, 1234) == 1234);
