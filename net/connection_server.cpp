@@ -94,8 +94,13 @@ bool connection_server::listen_after_bind() {
   options.stop_fd = stop_fd_;
   // The workers come from the pool the owner configured.
   std::unique_ptr<httplib::TaskQueue> workers{new_task_queue()};
-  auto serve = [this](http_connection& connection, bool last, bool& closed) {
+  auto framing = options.framing;
+  auto serve = [this, framing](http_connection& connection, bool last,
+                               bool& closed) {
     connection.begin_request(last);
+    if (direct_.serve)
+      if (auto served = serve_direct(connection, framing, closed))
+        return *served;
     return process_request(connection, last, closed, nullptr);
   };
   {
@@ -115,6 +120,29 @@ bool connection_server::listen_after_bind() {
   reactor->stop();
   reactor->join();
   return ok;
+}
+
+std::optional<bool>
+connection_server::serve_direct(http_connection& connection,
+                                const framing_limits& framing, bool& closed) {
+  auto bytes = connection.unread();
+  auto frame = frame_request(bytes, framing);
+  if (frame.what != request_framing::verdict::complete
+      || frame.expects_continue || frame.head_size == 0)
+    return std::nullopt;
+  auto head = parse_request_head(bytes.substr(0, frame.head_size));
+  if (!head || head->version != "HTTP/1.1")
+    return std::nullopt;
+  for (const auto& [name, value] : head->headers)
+    if (name == "transfer-encoding" || name == "content-encoding"
+        || name == "expect")
+      return std::nullopt;
+  if (!direct_.accepts(*head))
+    return std::nullopt;
+  std::string body{bytes.substr(frame.head_size, frame.size - frame.head_size)};
+  connection.skip(frame.size);
+  connection.end_head(true);
+  return direct_.serve(connection, std::move(*head), std::move(body), closed);
 }
 
 reactor_stats connection_server::stats() const {

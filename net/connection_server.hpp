@@ -13,7 +13,9 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <string>
 
@@ -21,6 +23,7 @@
 
 #include "transitd/net/connection_reactor.hpp"
 #include "transitd/net/http_connection.hpp"
+#include "transitd/net/request_framing.hpp"
 
 struct ssl_ctx_st;
 
@@ -63,9 +66,35 @@ public:
   /// What the event loop counts (zeros before it starts).
   reactor_stats stats() const;
 
+  /// A route answered without httplib: a plain HTTP/1.1 request (a
+  /// Content-Length body or none; no transfer or content coding, no
+  /// Expect) that `accepts` takes is handed to `serve` whole, its line and
+  /// headers read by parse_request_head; everything else goes through
+  /// httplib. httplib's parsing, routing (a regex per route) and reply
+  /// writing were a third of a cached tool call's CPU.
+  struct direct_route {
+    std::function<bool(const request_head&)> accepts;
+    /// Writes or defers the reply on `connection`; returns whether the
+    /// connection may serve another request and sets `closed` when the
+    /// reply ends it (as httplib's process_request does).
+    std::function<bool(http_connection& connection, request_head&& head,
+                       std::string&& body, bool& closed)>
+      serve;
+  };
+  /// Before listen_after_bind().
+  void set_direct_route(direct_route route) {
+    direct_ = std::move(route);
+  }
+
 private:
   bool process_and_close_socket(socket_t sock) override;
+  /// The direct route's answer to the connection's request, or nullopt
+  /// (nothing consumed) when httplib is to answer it.
+  std::optional<bool> serve_direct(http_connection& connection,
+                                   const framing_limits& framing,
+                                   bool& closed);
 
+  direct_route direct_;
   ssl_ctx_st* tls_;
   int stop_fd_;
   connection_limits limits_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -97,6 +98,40 @@ std::string_view reason_phrase(int status) {
   }
 }
 
+std::string format_reply(
+  int status, std::string_view content_type,
+  const std::vector<std::pair<std::string, std::string>>& headers,
+  std::string_view body, bool close, std::string_view keep_alive,
+  bool chunked) {
+  std::string bytes;
+  bytes.reserve(body.size() + 256);
+  char number[24];
+  auto append_number = [&](std::size_t n) {
+    auto [end, ec] = std::to_chars(number, number + sizeof(number), n);
+    bytes.append(number, end);
+  };
+  bytes.append("HTTP/1.1 ");
+  append_number(static_cast<std::size_t>(status));
+  bytes.append(" ").append(reason_phrase(status)).append("\r\n");
+  if (close)
+    bytes.append("Connection: close\r\n");
+  if (!chunked) {
+    bytes.append("Content-Length: ");
+    append_number(body.size());
+    bytes.append("\r\n");
+  }
+  if (!content_type.empty())
+    bytes.append("Content-Type: ").append(content_type).append("\r\n");
+  if (!close && !keep_alive.empty())
+    bytes.append("Keep-Alive: ").append(keep_alive).append("\r\n");
+  for (const auto& [name, value] : headers)
+    bytes.append(name).append(": ").append(value).append("\r\n");
+  if (chunked)
+    bytes.append("Transfer-Encoding: chunked\r\n");
+  bytes.append("\r\n").append(body);
+  return bytes;
+}
+
 deferred_reply::deferred_reply(int fd, int wake_fd, bool send_here,
                                bool close, std::string keep_alive,
                                std::function<void()> on_abandon,
@@ -131,22 +166,8 @@ bool deferred_reply::owner_waiting() {
 void deferred_reply::deliver(int status, std::string_view content_type,
                              const header_list& headers,
                              std::string_view body) {
-  // What httplib writes for a reply of its own, in the same order.
-  std::string bytes;
-  bytes.reserve(body.size() + 256);
-  bytes.append("HTTP/1.1 ").append(std::to_string(status)).append(" ");
-  bytes.append(reason_phrase(status)).append("\r\n");
-  if (close_)
-    bytes.append("Connection: close\r\n");
-  bytes.append("Content-Length: ").append(std::to_string(body.size()));
-  bytes.append("\r\n");
-  if (!content_type.empty())
-    bytes.append("Content-Type: ").append(content_type).append("\r\n");
-  if (!close_ && !keep_alive_.empty())
-    bytes.append("Keep-Alive: ").append(keep_alive_).append("\r\n");
-  for (const auto& [name, value] : headers)
-    bytes.append(name).append(": ").append(value).append("\r\n");
-  bytes.append("\r\n").append(body);
+  auto bytes = format_reply(status, content_type, headers, body, close_,
+                            keep_alive_);
 
   std::lock_guard<std::mutex> guard{mutex_};
   if (state_ != state::pending)

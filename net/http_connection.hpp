@@ -12,6 +12,7 @@
 // is waiting, and the writes of one reply (status line, headers, body) leave
 // in one send.
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <functional>
@@ -50,6 +51,16 @@ class http_connection;
 
 /// The reason phrase of an HTTP status ("Not Found"; "Unknown" for others).
 std::string_view reason_phrase(int status);
+
+/// An HTTP/1.1 reply as httplib writes one of its own, in the same order:
+/// the status line, Connection: close (when `close`), Content-Length
+/// (unless `chunked`: Transfer-Encoding then, after the other headers),
+/// Content-Type, Keep-Alive (unless `close`), `headers`, the body.
+std::string format_reply(
+  int status, std::string_view content_type,
+  const std::vector<std::pair<std::string, std::string>>& headers,
+  std::string_view body, bool close, std::string_view keep_alive,
+  bool chunked = false);
 
 /// A reply that another thread delivers after its request's handler has
 /// returned: an actor finishing a tool call writes it while the
@@ -189,6 +200,19 @@ public:
   /// The bytes read and not yet handed to httplib.
   std::string_view unread() const {
     return {in_.data() + in_pos_, in_len_ - in_pos_};
+  }
+  /// The first `n` unread bytes were handled without httplib (a whole
+  /// request read by the fast path): they are gone.
+  void skip(std::size_t n) {
+    in_pos_ += std::min(n, in_len_ - in_pos_);
+  }
+  /// The Keep-Alive header a reply on this connection carries.
+  const std::string& keep_alive() const {
+    return keep_alive_;
+  }
+  /// Whether this request is the connection's last.
+  bool last_request() const {
+    return last_request_;
   }
   /// One non-blocking step of the TLS handshake: 1 done, 0 wants `want`
   /// (POLLIN or POLLOUT), -1 failed. 1 at once without TLS.

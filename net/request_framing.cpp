@@ -251,4 +251,46 @@ request_framing frame_request(std::string_view bytes,
   return r;
 }
 
+std::optional<request_head> parse_request_head(std::string_view head) {
+  std::size_t next = 0;
+  auto line = line_at(head, 0, next);
+  if (!line)
+    return std::nullopt;
+  request_head out;
+  auto first_space = line->find(' ');
+  auto last_space = line->rfind(' ');
+  if (first_space == std::string_view::npos || first_space == 0
+      || last_space == first_space)
+    return std::nullopt;
+  out.method = std::string{line->substr(0, first_space)};
+  out.target = std::string{
+    line->substr(first_space + 1, last_space - first_space - 1)};
+  out.version = std::string{line->substr(last_space + 1)};
+  if (out.target.empty()
+      || out.target.find(' ') != std::string_view::npos
+      || (out.version != "HTTP/1.1" && out.version != "HTTP/1.0"))
+    return std::nullopt;
+  for (auto pos = next;;) {
+    line = line_at(head, pos, next);
+    if (!line)
+      return std::nullopt; // frame_request saw the blank line: not this
+    pos = next;
+    if (line->empty())
+      return out;
+    auto colon = line->find(':');
+    if (colon == std::string_view::npos || colon == 0
+        || line->front() == ' ' || line->front() == '\t')
+      return std::nullopt;
+    std::string name{line->substr(0, colon)};
+    for (auto& c : name) {
+      if (c >= 'A' && c <= 'Z')
+        c = static_cast<char>(c - 'A' + 'a');
+      else if (c == ' ' || c == '\t')
+        return std::nullopt;
+    }
+    out.headers.emplace_back(std::move(name),
+                             std::string{trim(line->substr(colon + 1))});
+  }
+}
+
 } // namespace transitd

@@ -8,8 +8,11 @@
 // over its limit. Plain C++ on a string_view (a fuzz target reads it).
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace transitd {
 
@@ -46,5 +49,22 @@ struct request_framing {
 /// request.
 request_framing frame_request(std::string_view bytes,
                               const framing_limits& limits);
+
+/// A request's line and headers, read without httplib (the fast path of a
+/// plain request, see connection_server::set_direct_route).
+struct request_head {
+  std::string method;
+  /// As sent: path and query.
+  std::string target;
+  /// "HTTP/1.1" or "HTTP/1.0".
+  std::string version;
+  /// In order; names in lower case, values without surrounding blanks.
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+/// The head of a request that frame_request found whole (its first
+/// `head_size` bytes); nullopt for anything but a plain request line
+/// ("METHOD TARGET HTTP/1.x") and "name: value" lines.
+std::optional<request_head> parse_request_head(std::string_view head);
 
 } // namespace transitd

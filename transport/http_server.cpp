@@ -1,6 +1,7 @@
 #include "transitd/transport/http_server.hpp"
 
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -154,6 +155,62 @@ SSL_CTX* make_tls_context(const http_server_options& o) {
   return ctx;
 }
 
+/// The JSON body httplib's error handler gives an error reply without one.
+std::string error_body(int status) {
+  std::string message
+    = status == 413 ? "Payload Too Large"
+    : status == 404 ? "Not Found"
+    : status == 415 ? "Unsupported Media Type: request bodies must "
+                      "not be compressed (Content-Encoding)"
+                    : "HTTP error";
+  return "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,"
+         "\"message\":\""
+         + message + "\"}}";
+}
+
+/// Writes a reply on the direct route as httplib would have: whole, or
+/// an SSE stream chunk by chunk as its events arrive. False when the
+/// client is gone.
+bool write_direct(http_connection& connection, mcp::http_reply&& reply,
+                  bool close,
+                  const std::shared_ptr<mcp::cancellation>& hangup) {
+  if (!reply.stream) {
+    if (reply.status >= 400 && reply.body.empty()) {
+      reply.body = error_body(reply.status);
+      reply.content_type = "application/json";
+    }
+    auto bytes = format_reply(reply.status, reply.content_type, reply.headers,
+                              reply.body, close, connection.keep_alive());
+    return connection.write(bytes.data(), bytes.size())
+             == static_cast<ssize_t>(bytes.size())
+           && connection.flush();
+  }
+  auto head = format_reply(reply.status, reply.content_type, reply.headers,
+                           {}, close, connection.keep_alive(), true);
+  if (connection.write(head.data(), head.size())
+        != static_cast<ssize_t>(head.size())
+      || !connection.flush())
+    return false;
+  httplib::DataSink sink;
+  bool ok = true;
+  sink.write = [&connection, &ok](const char* data, std::size_t size) {
+    char length[20];
+    auto [end, ec] = std::to_chars(length, length + sizeof(length), size, 16);
+    std::string chunk{length, end};
+    chunk.append("\r\n").append(data, size).append("\r\n");
+    ok = ok
+         && connection.write(chunk.data(), chunk.size())
+              == static_cast<ssize_t>(chunk.size());
+    return ok;
+  };
+  sink.done = [&connection, &ok] {
+    ok = ok && connection.write("0\r\n\r\n", 5) == 5;
+  };
+  sink.is_writable = [&connection] { return connection.is_writable(); };
+  return stream_events(reply.stream, hangup, sink) && ok
+         && connection.flush();
+}
+
 mcp::http_request from_httplib(const httplib::Request& req) {
   mcp::http_request request;
   request.method = req.method;
@@ -195,28 +252,39 @@ http_server::http_server(http_server_options options, http_routes routes)
   // while this one goes back to the connection.
   auto serve = [this](const httplib::Request& req, httplib::Response& res) {
     handler_scope handling;
-    auto request = from_httplib(req);
-    auto hangup = std::make_shared<mcp::cancellation>();
-    request.hangup = hangup;
-    auto slot = std::make_shared<reply_slot>();
-    routes_.mcp(request, [slot](mcp::http_reply reply) {
-      deliver(*slot, std::move(reply));
-    });
-    std::unique_lock<std::mutex> lock{slot->mutex};
-    if (!slot->early) {
-      auto* connection = http_connection::current();
-      if (connection != nullptr)
-        slot->late = connection->defer(
-          req.get_header_value("Connection") == "close",
-          [hangup] { hangup->cancel(); });
-      if (slot->late)
-        return;
-      // Not deferrable (no connection of ours, or no descriptor left):
-      // wait for the reply here.
-      slot->ready.wait(lock, [&] { return slot->early.has_value(); });
-    }
-    to_httplib(std::move(*slot->early), res, hangup);
+    std::shared_ptr<mcp::cancellation> hangup;
+    auto early = answer_mcp(from_httplib(req),
+                            req.get_header_value("Connection") == "close",
+                            hangup);
+    if (early)
+      to_httplib(std::move(*early), res, hangup);
   };
+  // A plain POST /mcp (every tool call) skips httplib altogether.
+  svr.set_direct_route(connection_server::direct_route{
+    [](const request_head& head) {
+      return head.method == "POST" && head.target == "/mcp";
+    },
+    [this](http_connection& connection, request_head&& head,
+           std::string&& body, bool& closed) {
+      handler_scope handling;
+      bool client_close = false;
+      for (const auto& [name, value] : head.headers)
+        if (name == "connection" && value == "close")
+          client_close = true;
+      mcp::http_request request;
+      request.method = std::move(head.method);
+      request.headers = std::move(head.headers);
+      request.body = std::move(body);
+      std::shared_ptr<mcp::cancellation> hangup;
+      auto early = answer_mcp(std::move(request), client_close, hangup);
+      closed = client_close;
+      if (!early)
+        return true; // deferred: the call's end writes it
+      bool close = client_close || connection.last_request()
+                   || connection.closing();
+      closed = close;
+      return write_direct(connection, std::move(*early), close, hangup);
+    }});
   svr.Post("/mcp", serve);
   svr.Get("/mcp", serve);
   svr.Delete("/mcp", serve);
@@ -241,17 +309,31 @@ http_server::http_server(http_server_options options, http_routes routes)
   svr.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (!res.body.empty())
       return;
-    std::string message
-      = res.status == 413 ? "Payload Too Large"
-      : res.status == 404 ? "Not Found"
-      : res.status == 415 ? "Unsupported Media Type: request bodies must "
-                            "not be compressed (Content-Encoding)"
-                          : "HTTP error";
-    res.set_content("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":"
-                    "-32600,\"message\":\""
-                      + message + "\"}}",
-                    "application/json");
+    res.set_content(error_body(res.status), "application/json");
   });
+}
+
+std::optional<mcp::http_reply>
+http_server::answer_mcp(mcp::http_request request, bool close,
+                        std::shared_ptr<mcp::cancellation>& hangup) {
+  hangup = std::make_shared<mcp::cancellation>();
+  request.hangup = hangup;
+  auto slot = std::make_shared<reply_slot>();
+  routes_.mcp(request, [slot](mcp::http_reply reply) {
+    deliver(*slot, std::move(reply));
+  });
+  std::unique_lock<std::mutex> lock{slot->mutex};
+  if (!slot->early) {
+    auto* connection = http_connection::current();
+    if (connection != nullptr)
+      slot->late = connection->defer(close, [hangup] { hangup->cancel(); });
+    if (slot->late)
+      return std::nullopt;
+    // Not deferrable (no connection of ours, or no descriptor left):
+    // wait for the reply here.
+    slot->ready.wait(lock, [&] { return slot->early.has_value(); });
+  }
+  return std::move(slot->early);
 }
 
 http_server::~http_server() {

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "transitd/net/connection_reactor.hpp"
@@ -101,6 +102,14 @@ public:
   reactor_stats connection_stats() const;
 
 private:
+  /// Hands `request` to the MCP route: its reply when it came at once,
+  /// else nullopt, the reply deferred to the thread that finishes the
+  /// call (`close`: the connection ends with it). `hangup` is cancelled
+  /// when the client hangs up first.
+  std::optional<mcp::http_reply>
+  answer_mcp(mcp::http_request request, bool close,
+             std::shared_ptr<mcp::cancellation>& hangup);
+
   http_server_options options_;
   http_routes routes_;
   std::unique_ptr<connection_server> server_;

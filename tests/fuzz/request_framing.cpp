@@ -1,5 +1,5 @@
 // libFuzzer: where an HTTP/1.1 request ends (net/request_framing), on any
-// bytes a client could send. The first byte scales the limits down, so
+// bytes a client could send, and its head as the direct route reads it. The first byte scales the limits down, so
 // that the refusals (line, head, body, chunked) are reached too. A complete
 // request never claims more bytes than it was given.
 #include <cstdlib>
@@ -24,5 +24,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::abort();
   if (framing.what == verdict::refused && framing.status < 400)
     std::abort();
+  if (framing.head_size > 0) {
+    auto head = transitd::parse_request_head(bytes.substr(0, framing.head_size));
+    if (head) {
+      if (head->method.empty() || head->target.empty())
+        std::abort();
+      for (const auto& [name, value] : head->headers)
+        for (auto c : name)
+          if ((c >= 'A' && c <= 'Z') || c == ' ' || c == '\t')
+            std::abort();
+    }
+  }
   return 0;
 }

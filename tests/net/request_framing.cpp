@@ -139,3 +139,37 @@ TEST_CASE("framing: a header line or head over its limit is 431 (marked when "
   CHECK(expect.expects_continue);
   CHECK(expect.head_size > 0);
 }
+
+TEST_CASE("the direct route reads a request's line and headers",
+          "[request_framing]") {
+  auto head = parse_request_head("POST /mcp HTTP/1.1\r\nHost: a:1\r\n"
+                                 "Content-Type:  application/json \r\n"
+                                 "MCP-Protocol-Version: 2025-11-25\r\n\r\n");
+  REQUIRE(head);
+  CHECK(head->method == "POST");
+  CHECK(head->target == "/mcp");
+  CHECK(head->version == "HTTP/1.1");
+  REQUIRE(head->headers.size() == 3);
+  CHECK(head->headers[0] == std::pair<std::string, std::string>{"host", "a:1"});
+  // Names in lower case, values without the blanks around them.
+  CHECK(head->headers[1].first == "content-type");
+  CHECK(head->headers[1].second == "application/json");
+  CHECK(head->headers[2].first == "mcp-protocol-version");
+  // Bare LF line ends, as frame_request takes them.
+  auto bare = parse_request_head("GET /healthz HTTP/1.0\nA: b\n\n");
+  REQUIRE(bare);
+  CHECK(bare->version == "HTTP/1.0");
+}
+
+TEST_CASE("the direct route leaves anything unusual to httplib",
+          "[request_framing]") {
+  CHECK_FALSE(parse_request_head("POST /mcp\r\n\r\n"));          // no version
+  CHECK_FALSE(parse_request_head("POST /mcp HTTP/2\r\n\r\n"));   // not 1.x
+  CHECK_FALSE(parse_request_head("POST  HTTP/1.1\r\n\r\n"));     // no target
+  CHECK_FALSE(parse_request_head("POST /a b HTTP/1.1\r\n\r\n")); // blank in it
+  CHECK_FALSE(parse_request_head("POST /mcp HTTP/1.1\r\nNoColon\r\n\r\n"));
+  CHECK_FALSE(parse_request_head("POST /mcp HTTP/1.1\r\nA b: c\r\n\r\n"));
+  CHECK_FALSE(
+    parse_request_head("POST /mcp HTTP/1.1\r\nA: b\r\n c\r\n\r\n"));
+  CHECK_FALSE(parse_request_head("POST /mcp HTTP/1.1\r\nA: b\r\n")); // cut
+}

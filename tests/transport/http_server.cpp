@@ -217,3 +217,34 @@ TEST_CASE("stop() does not wait out idle keep-alive connections", "[http]") {
   server.reset();
   CHECK(idle.closed_by_server());
 }
+
+TEST_CASE("a plain POST /mcp skips httplib and gets the bytes httplib would "
+          "write",
+          "[http][direct]") {
+  one_thread_server server;
+  // The same request, once plain (the direct route) and once with a query
+  // (which the direct route leaves to httplib: same handler, same reply).
+  auto ask = [&](const std::string& target) {
+    return exchange(server.port(),
+                    "POST " + target
+                      + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                        "Content-Type: application/json\r\n"
+                        "Connection: close\r\nContent-Length: 2\r\n\r\n{}");
+  };
+  auto direct = ask("/mcp");
+  auto through_httplib = ask("/mcp?via=httplib");
+  CHECK_THAT(direct, Catch::StartsWith("HTTP/1.1 200 OK\r\n"));
+  CHECK_THAT(direct, Catch::Contains("Connection: close\r\n"));
+  CHECK_THAT(direct, Catch::EndsWith("\r\n\r\necho:{}"));
+  CHECK(direct == through_httplib);
+  // Kept alive: the Keep-Alive header, and the connection serves the next.
+  raw_client client{server.port()};
+  REQUIRE(client.send("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                      "Content-Length: 1\r\n\r\na"
+                      "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                      "Connection: close\r\nContent-Length: 1\r\n\r\nb"));
+  auto both = client.read_to_close();
+  CHECK_THAT(both, Catch::Contains("Keep-Alive: timeout="));
+  CHECK_THAT(both, Catch::Contains("echo:a"));
+  CHECK_THAT(both, Catch::EndsWith("echo:b"));
+}
