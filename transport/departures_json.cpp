@@ -103,9 +103,12 @@ json::array to_json(const std::vector<warning>& warnings) {
 }
 
 json::object to_json(const get_departures_reply& reply) {
+  // Sized up front: growing a Boost.JSON object rehashes it.
   json::array departures;
+  departures.reserve(reply.departures.size());
   for (const auto& d : reply.departures) {
     json::object item;
+    item.reserve(12);
     item["line"] = d.line;
     item["mode"] = to_string(d.mode);
     item["destination"] = d.destination;
@@ -128,6 +131,7 @@ json::object to_json(const get_departures_reply& reply) {
     departures.push_back(std::move(item));
   }
   json::object out;
+  out.reserve(7);
   out["stopId"] = reply.stop_id;
   if (reply.stop_name)
     out["stopName"] = *reply.stop_name;

@@ -167,6 +167,10 @@ std::string json_text(const json::array& a) {
   return text_of(a);
 }
 
+void append_json_string(std::string& out, std::string_view text) {
+  append_string(out, json::string_view{text.data(), text.size()});
+}
+
 std::string json_string(std::string_view text) {
   std::string out;
   append_string(out, json::string_view{text.data(), text.size()});

@@ -31,6 +31,8 @@ std::string json_text(const boost::json::array& a);
 /// `text` as a JSON string literal (quoted and escaped), without building
 /// a JSON value for it: the text block of every tool result.
 std::string json_string(std::string_view text);
+/// Appends `text` to `out` as a JSON string literal.
+void append_json_string(std::string& out, std::string_view text);
 
 /// `v` rounded to `places` decimal places (half away from zero), for
 /// rendering: coordinates 6, confidences 3, scores 2.

@@ -112,13 +112,13 @@ std::string call_response_text(const json::value& id,
   // envelope as a DOM would copy the output and serialise it twice.
   auto body = json_text(outcome.is_error ? outcome.error_body
                                          : outcome.structured);
-  auto text = json_string(body);
   std::string out;
-  out.reserve(body.size() + text.size() + result_suffix.size() + 128);
+  // The text escapes every quote of the body: room for both, and more.
+  out.reserve(body.size() * 2 + body.size() / 2 + result_suffix.size() + 128);
   out += R"({"jsonrpc":"2.0","id":)";
-  out += json::serialize(id);
+  append_json(out, id);
   out += R"(,"result":{"content":[{"type":"text","text":)";
-  out += text;
+  append_json_string(out, body);
   out += "}]";
   if (outcome.is_error) {
     out += R"(,"isError":true)";
