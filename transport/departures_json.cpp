@@ -1,6 +1,7 @@
 #include "transitd/transport/departures_json.hpp"
 
 #include "transitd/transport/hints.hpp"
+#include "transitd/transport/json_text.hpp"
 
 #include "transitd/transport/stops_json.hpp"
 
@@ -102,46 +103,52 @@ json::array to_json(const std::vector<warning>& warnings) {
   return out;
 }
 
-json::object to_json(const get_departures_reply& reply) {
-  // Sized up front: growing a Boost.JSON object rehashes it.
-  json::array departures;
-  departures.reserve(reply.departures.size());
-  for (const auto& d : reply.departures) {
-    json::object item;
-    item.reserve(12);
-    item["line"] = d.line;
-    item["mode"] = to_string(d.mode);
-    item["destination"] = d.destination;
-    item["scheduledTime"] = d.scheduled_time;
-    if (d.realtime_time)
-      item["realtimeTime"] = *d.realtime_time;
+std::string to_json_text(const get_departures_reply& reply) {
+  std::string out;
+  out.reserve(256 + reply.departures.size() * 384);
+  json_object_writer o{out};
+  o.string("stopId", reply.stop_id);
+  o.maybe_string("stopName", reply.stop_name);
+  o.boolean("realtimeUsed", reply.realtime_used);
+  o.string("dataFreshness", reply.data_freshness);
+  o.key("departures");
+  out += '[';
+  for (std::size_t i = 0; i < reply.departures.size(); ++i) {
+    const auto& d = reply.departures[i];
+    if (i > 0)
+      out += ',';
+    json_object_writer item{out};
+    item.string("line", d.line);
+    item.string("mode", to_string(d.mode));
+    item.string("destination", d.destination);
+    item.string("scheduledTime", d.scheduled_time);
+    item.maybe_string("realtimeTime", d.realtime_time);
     if (d.delay_seconds)
-      item["delaySeconds"] = *d.delay_seconds;
-    item["status"] = to_string(d.status);
-    if (d.platform)
-      item["platform"] = *d.platform;
-    if (d.trip_id)
-      item["tripId"] = *d.trip_id;
-    if (d.service_date)
-      item["serviceDate"] = *d.service_date;
-    if (d.color)
-      item["color"] = *d.color;
-    if (d.text_color)
-      item["textColor"] = *d.text_color;
-    departures.push_back(std::move(item));
+      item.integer("delaySeconds", *d.delay_seconds);
+    item.string("status", to_string(d.status));
+    item.maybe_string("platform", d.platform);
+    item.maybe_string("tripId", d.trip_id);
+    item.maybe_string("serviceDate", d.service_date);
+    item.maybe_string("color", d.color);
+    item.maybe_string("textColor", d.text_color);
+    item.end();
   }
-  json::object out;
-  out.reserve(7);
-  out["stopId"] = reply.stop_id;
-  if (reply.stop_name)
-    out["stopName"] = *reply.stop_name;
-  out["realtimeUsed"] = reply.realtime_used;
-  out["dataFreshness"] = reply.data_freshness;
-  out["departures"] = std::move(departures);
-  out["correlationId"] = reply.correlation_id;
-  if (!reply.warnings.empty())
-    out["warnings"] = to_json(reply.warnings);
+  out += ']';
+  o.string("correlationId", reply.correlation_id);
+  if (!reply.warnings.empty()) {
+    o.key("warnings");
+    append_json(out, to_json(reply.warnings));
+  }
+  o.end();
   return out;
+}
+
+json::object to_json(const get_departures_reply& reply) {
+  // The text is the one rendering; upstream names are kept byte for byte,
+  // as the text carries them.
+  json::parse_options options;
+  options.allow_invalid_utf8 = true;
+  return json::parse(to_json_text(reply), {}, options).as_object();
 }
 
 } // namespace transitd::mcp

@@ -20,6 +20,11 @@ tool_spec get_departures_spec();
 outcome<get_departures_request>
 parse_get_departures(const boost::json::object& arguments);
 
+/// The contract's output object as JSON text, written straight from the
+/// reply: the hot tool's reply is rendered on every call, and building a
+/// Boost.JSON object first cost a tenth of a cached call's CPU.
+std::string to_json_text(const get_departures_reply& reply);
+/// The same object (to_json_text parsed).
 boost::json::object to_json(const get_departures_reply& reply);
 
 /// The `warnings` array (shared by all tools' renderers).

@@ -171,6 +171,19 @@ void append_json_string(std::string& out, std::string_view text) {
   append_string(out, json::string_view{text.data(), text.size()});
 }
 
+void json_object_writer::key(std::string_view k) {
+  if (!first_)
+    out_ += ',';
+  first_ = false;
+  append_json_string(out_, k);
+  out_ += ':';
+}
+
+void json_object_writer::integer(std::string_view k, int64_t v) {
+  key(k);
+  append_number(out_, v);
+}
+
 std::string json_string(std::string_view text) {
   std::string out;
   append_string(out, json::string_view{text.data(), text.size()});

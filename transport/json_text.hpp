@@ -5,6 +5,8 @@
 // Renderers round each value to the precision it deserves first
 // (`decimals`), so coordinates come out as 60.169653, not 60.16965252881389.
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +35,39 @@ std::string json_text(const boost::json::array& a);
 std::string json_string(std::string_view text);
 /// Appends `text` to `out` as a JSON string literal.
 void append_json_string(std::string& out, std::string_view text);
+
+/// Writes a JSON object member by member straight into `out` (a reply
+/// rendered without building a Boost.JSON object first). Keys are written
+/// as given, escaped; the caller closes the object with end().
+class json_object_writer {
+public:
+  explicit json_object_writer(std::string& out) : out_(out) {
+    out_ += '{';
+  }
+  /// `"key":`, after a comma unless it is the first member.
+  void key(std::string_view k);
+  void string(std::string_view k, std::string_view v) {
+    key(k);
+    append_json_string(out_, v);
+  }
+  /// The member only when `v` holds a value.
+  void maybe_string(std::string_view k, const std::optional<std::string>& v) {
+    if (v)
+      string(k, std::string_view{*v});
+  }
+  void integer(std::string_view k, int64_t v);
+  void boolean(std::string_view k, bool v) {
+    key(k);
+    out_ += v ? "true" : "false";
+  }
+  void end() {
+    out_ += '}';
+  }
+
+private:
+  std::string& out_;
+  bool first_ = true;
+};
 
 /// `v` rounded to `places` decimal places (half away from zero), for
 /// rendering: coordinates 6, confidences 3, scores 2.

@@ -110,8 +110,14 @@ std::string call_response_text(const json::value& id,
                                std::string_view result_suffix) {
   // Written around the structured output serialised once; building the
   // envelope as a DOM would copy the output and serialise it twice.
-  auto body = json_text(outcome.is_error ? outcome.error_body
-                                         : outcome.structured);
+  std::string rendered;
+  if (outcome.is_error)
+    rendered = json_text(outcome.error_body);
+  else if (outcome.structured_text.empty())
+    rendered = json_text(outcome.structured);
+  const std::string& body = outcome.is_error || rendered.size() > 0
+                              ? rendered
+                              : outcome.structured_text;
   std::string out;
   // The text escapes every quote of the body: room for both, and more.
   out.reserve(body.size() * 2 + body.size() / 2 + result_suffix.size() + 128);

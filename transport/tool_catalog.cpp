@@ -17,6 +17,12 @@ tool_outcome success_outcome(json::object structured) {
   return out;
 }
 
+tool_outcome text_outcome(std::string structured_text) {
+  tool_outcome out;
+  out.structured_text = std::move(structured_text);
+  return out;
+}
+
 tool_outcome error_outcome(const failure& f,
                            const std::string& correlation_id) {
   json::object error;

@@ -31,6 +31,9 @@ struct tool_outcome {
   bool is_error = false;
   /// The contract's output object (success only).
   boost::json::object structured;
+  /// The same as JSON text, when the tool writes it straight from its
+  /// reply (then `structured` stays empty); empty otherwise.
+  std::string structured_text;
   /// The error body shown in the text block (errors only).
   boost::json::object error_body;
   /// The failure's code, for logs and metrics (errors only).
@@ -38,6 +41,8 @@ struct tool_outcome {
 };
 
 tool_outcome success_outcome(boost::json::object structured);
+/// A success whose output object is already JSON text.
+tool_outcome text_outcome(std::string structured_text);
 
 /// `{"error":{code,message,correlationId,hint?,retryAfter?}}` (Helsinki
 /// tools, D2).

@@ -1,5 +1,8 @@
 #include "transitd/transport/tools.hpp"
 
+#include <type_traits>
+#include <utility>
+
 #include "transitd/actors/engine.hpp"
 #include "transitd/transport/tool_list.hpp"
 
@@ -8,6 +11,22 @@ namespace json = boost::json;
 namespace transitd::mcp {
 
 namespace {
+
+/// Whether a reply renders straight to JSON text (to_json_text).
+template <class Reply, class = void>
+struct renders_text : std::false_type {};
+template <class Reply>
+struct renders_text<
+  Reply, std::void_t<decltype(to_json_text(std::declval<const Reply&>()))>>
+  : std::true_type {};
+
+template <class Reply>
+tool_outcome reply_outcome(const Reply& reply) {
+  if constexpr (renders_text<Reply>::value)
+    return text_outcome(to_json_text(reply));
+  else
+    return success_outcome(to_json(reply));
+}
 
 /// The common shape of a tool: parse the arguments strictly, ask the engine,
 /// render the reply or the failure.
@@ -26,7 +45,7 @@ tool_function make_runner(gateway& gw, Parse parse) {
        cid = context.correlation_id](caf::expected<Reply> reply) {
         if (!reply)
           return done(error_outcome(to_failure(reply.error()), cid));
-        done(success_outcome(to_json(*reply)));
+        done(reply_outcome(*reply));
       });
   };
 }

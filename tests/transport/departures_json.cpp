@@ -2,6 +2,9 @@
 
 #include <catch2/catch.hpp>
 
+#include "transitd/transport/json_text.hpp"
+#include "transitd/transport/mcp_protocol.hpp"
+
 namespace json = boost::json;
 using namespace transitd;
 
@@ -106,4 +109,71 @@ TEST_CASE("the output schema requires what the reply always has",
   for (const auto& field : out)
     CHECK(props.contains(field.key()));
   CHECK(spec.input.schema().at("required").as_array().size() == 1);
+}
+
+TEST_CASE("get_departures replies are written straight to JSON text",
+          "[get_departures][json]") {
+  get_departures_reply reply;
+  reply.stop_id = "HSL:1";
+  reply.stop_name = "Kamppi \"A\"";
+  reply.realtime_used = true;
+  reply.data_freshness = "2025-09-15T10:00:30Z";
+  reply.correlation_id = "cid";
+  departure full;
+  full.line = "7";
+  full.mode = transit_mode::tram;
+  full.destination = "Pasila\n\x01";
+  full.scheduled_time = "2025-09-15T10:05:00Z";
+  full.realtime_time = "2025-09-15T10:06:00Z";
+  full.delay_seconds = -60;
+  full.status = departure_status::delayed;
+  full.platform = "2";
+  full.trip_id = "t1";
+  full.service_date = "2025-09-15";
+  full.color = "00985F";
+  full.text_color = "FFFFFF";
+  departure bare;
+  bare.line = "550";
+  bare.destination = "It\xC3\xA4keskus";
+  bare.scheduled_time = "2025-09-15T10:07:00Z";
+  reply.departures = {full, bare};
+  reply.warnings.push_back({"demo-data", "demo"});
+  // Members in the contract's order, optional ones only when present,
+  // strings escaped, integers plain.
+  CHECK(mcp::to_json_text(reply)
+        == R"({"stopId":"HSL:1","stopName":"Kamppi \"A\"","realtimeUsed":true,)"
+           R"("dataFreshness":"2025-09-15T10:00:30Z","departures":[)"
+           R"({"line":"7","mode":"TRAM","destination":"Pasila\n\u0001",)"
+           R"("scheduledTime":"2025-09-15T10:05:00Z",)"
+           R"("realtimeTime":"2025-09-15T10:06:00Z","delaySeconds":-60,)"
+           R"("status":"delayed","platform":"2","tripId":"t1",)"
+           R"("serviceDate":"2025-09-15","color":"00985F",)"
+           R"("textColor":"FFFFFF"},)"
+           R"({"line":"550","mode":"BUS","destination":"Itäkeskus",)"
+           R"("scheduledTime":"2025-09-15T10:07:00Z",)"
+           R"("status":"scheduled_only"}],"correlationId":"cid",)"
+           R"("warnings":[{"code":"demo-data","message":"demo"}]})");
+  // The object is the text, parsed; the text of the object is the text.
+  CHECK(mcp::json_text(mcp::to_json(reply)) == mcp::to_json_text(reply));
+  // A tool result carries it the same way either way.
+  CHECK(mcp::call_response_text(1, mcp::text_outcome(mcp::to_json_text(reply)),
+                                {})
+        == mcp::call_response_text(
+          1, mcp::success_outcome(mcp::to_json(reply)), {}));
+}
+
+TEST_CASE("a name that is not UTF-8 is kept byte for byte",
+          "[get_departures][json]") {
+  get_departures_reply reply;
+  departure d;
+  d.destination = "Pasila \xFF";
+  reply.departures.push_back(d);
+  auto text = mcp::to_json_text(reply);
+  CHECK(text.find("Pasila \xFF") != std::string::npos);
+  CHECK(std::string{mcp::to_json(reply)
+                      .at("departures")
+                      .at(0)
+                      .at("destination")
+                      .as_string()}
+        == "Pasila \xFF");
 }
