@@ -1,6 +1,7 @@
 #pragma once
 // cpp-httplib's server with our connection loop. httplib accepts and
-// parses each request; everything around that is ours: an event loop
+// parses each request but a plain one a direct route takes
+// (set_direct_route: every tool call); everything around that is ours: an event loop
 // (connection_reactor, epoll) holds every connection while it is idle, in
 // its TLS handshake or sending its request, and hands each whole request
 // to a worker of the pool `new_task_queue` makes (http_connection: TLS,

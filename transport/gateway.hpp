@@ -67,8 +67,8 @@ public:
   /// Sends `request` to TOOL_ROUTER and returns at once. `done` gets the
   /// reply or the error exactly once, on an actor's thread (or, when the
   /// call ends before it starts, on the caller's or canceller's): by the
-  /// deadline in the request's context at the latest (CAF's request
-  /// timeout: upstream-timeout); at once when `cancel` fires (ec::cancelled,
+  /// deadline in the request's context at the latest (the shard's
+  /// deadline book answers with CAF's request_timeout: upstream-timeout); at once when `cancel` fires (ec::cancelled,
   /// and the engine is told to stop the call's upstream work); and, should
   /// the call be dropped unanswered (the gateway stopping), with an
   /// internal error.

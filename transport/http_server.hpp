@@ -1,5 +1,6 @@
 #pragma once
-// The HTTP listener: cpp-httplib accepting and parsing, tuned for
+// The HTTP listener: cpp-httplib accepting and parsing (a plain POST /mcp
+// is read and answered without it: connection_server's direct route), tuned for
 // keep-alive load (TCP_NODELAY, a sized worker pool, a deep listen
 // backlog), with our own connection handling (connection_server: an epoll
 // loop holds connections while they are idle or sending, workers answer
