@@ -51,9 +51,9 @@ connection_reactor::connection_reactor(
   : options_(std::move(options)),
     serve_(std::move(serve)),
     tls_(tls),
-    pool_(std::move(workers)),
     epoll_fd_(::epoll_create1(EPOLL_CLOEXEC)),
-    mail_(std::make_shared<mailbox>()) {
+    mail_(std::make_shared<mailbox>()),
+    pool_(std::move(workers)) {
   if (epoll_fd_ < 0 || mail_->event_fd < 0)
     throw std::runtime_error(std::string{"cannot create the event loop: "}
                              + std::strerror(errno));
@@ -111,9 +111,16 @@ void connection_reactor::run() {
         on_mail();
         continue;
       }
-      auto it = connections_.find(id);
-      if (it != connections_.end())
-        on_event(it->second, events[static_cast<std::size_t>(i)].events);
+      auto it = connections_.find(id & ~reactor_stream_tag);
+      if (it == connections_.end())
+        continue;
+      if ((id & reactor_stream_tag) != 0) {
+        // The streamed reply's source has something new, or has ended.
+        if (it->second->state == phase::streaming)
+          pump(it->second);
+        continue;
+      }
+      on_event(it->second, events[static_cast<std::size_t>(i)].events);
     }
     if (now() - last_expiry_ >= expiry_step)
       expire();
@@ -146,7 +153,8 @@ void connection_reactor::on_mail() {
       for (auto& [id, c] : connections_)
         all.push_back(c);
       for (auto& c : all) {
-        if (c->state == phase::serving || c->state == phase::awaiting_reply)
+        if (c->state == phase::serving || c->state == phase::awaiting_reply
+            || c->state == phase::streaming)
           c->close_after = true; // goes once its reply is out
         else
           close(c);
@@ -265,6 +273,12 @@ void connection_reactor::on_event(const connection_ptr& c,
     }
     return;
   }
+  if (c->state == phase::streaming) {
+    // Only a hang-up wakes it: the stream's source is abandoned (close).
+    if ((events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0)
+      close(c);
+    return;
+  }
   if (c->state == phase::draining) {
     char scratch[16 * 1024];
     for (;;) {
@@ -335,6 +349,7 @@ void connection_reactor::read_request(const connection_ptr& c) {
 
 void connection_reactor::close(const connection_ptr& c) {
   unwatch(*c);
+  unwatch_stream(*c);
   --in_phase_[static_cast<std::size_t>(c->state)];
   auto it = per_client_.find(c->client);
   if (it != per_client_.end() && --it->second == 0)

@@ -74,6 +74,8 @@ struct reactor_stats {
   int64_t reading = 0;
   int64_t serving = 0;
   int64_t awaiting_reply = 0;
+  /// Sending a streamed reply (SSE) as its parts come.
+  int64_t streaming = 0;
 };
 
 class connection_reactor {
@@ -113,6 +115,9 @@ private:
     reading,
     serving,
     awaiting_reply,
+    /// A streamed reply (SSE) goes out part by part as its source yields
+    /// them; the loop watches the source and the client's hang-up.
+    streaming,
     /// Refused: the reply is out, what the client still sends is read and
     /// dropped until it stops (so that closing does not reset the reply).
     draining,
@@ -134,6 +139,13 @@ private:
   std::size_t work(const connection_ptr& c, bool& keep);
   void served(const connection_ptr& c, bool keep, std::size_t requests);
   void reply_ready(const connection_ptr& c);
+  /// The connection's reply is a stream: the loop sends its parts.
+  void begin_streaming(const connection_ptr& c);
+  /// Sends what the stream has now; at its end, the next request.
+  void pump(const connection_ptr& c);
+  /// Watches the stream's source (or stops, without forgetting it).
+  void watch_stream(connection& c, bool on);
+  void unwatch_stream(connection& c);
   /// The connection waits for its next request (or serves a pipelined one).
   void next_request(const connection_ptr& c);
   void flush_then(const connection_ptr& c, bool keep);

@@ -132,6 +132,15 @@ std::string format_reply(
   return bytes;
 }
 
+void append_chunk(std::string& out, std::string_view data) {
+  if (data.empty())
+    return;
+  char length[20];
+  auto [end, ec] = std::to_chars(length, length + sizeof(length), data.size(),
+                                 16);
+  out.append(length, end).append("\r\n").append(data).append("\r\n");
+}
+
 deferred_reply::deferred_reply(int fd, int wake_fd, bool send_here,
                                bool close, std::string keep_alive,
                                std::function<void()> on_abandon,
@@ -230,6 +239,7 @@ http_connection::~http_connection() {
   // Leaving with a reply still to come: nobody can receive it.
   if (deferred_)
     deferred_->abandon();
+  end_stream();
   if (wake_fd_ >= 0)
     ::close(wake_fd_);
 }
@@ -268,6 +278,67 @@ http_connection::defer(bool close, std::function<void()> on_abandon) {
                                      notifier_));
   discarding_ = true;
   return deferred_;
+}
+
+bool http_connection::stream_reply(
+  int status, std::string_view content_type,
+  const std::vector<std::pair<std::string, std::string>>& headers, bool close,
+  reply_source source) {
+  if (!notifier_)
+    return false;
+  close = close || last_request_ || closing_;
+  out_ += format_reply(status, content_type, headers, {}, close, keep_alive_,
+                       true);
+  stream_ = std::make_unique<active_stream>();
+  stream_->source = std::move(source);
+  stream_->close = close;
+  discarding_ = true;
+  return true;
+}
+
+bool http_connection::pump_stream() {
+  if (!stream_ || stream_->ended)
+    return true;
+  std::string part;
+  bool more = stream_->source.take(part);
+  append_chunk(out_, part);
+  if (more)
+    return false;
+  out_.append("0\r\n\r\n");
+  stream_->ended = true;
+  return true;
+}
+
+void http_connection::end_stream() {
+  if (!stream_)
+    return;
+  auto stream = std::move(stream_);
+  if (!stream->ended && stream->source.abandon)
+    stream->source.abandon();
+}
+
+bool http_connection::send_ready() {
+  if (failed_)
+    return false;
+  if (ssl_ != nullptr)
+    return out_.empty();
+  std::size_t sent = 0;
+  while (sent < out_.size()) {
+    auto n = ::send(fd_, out_.data() + sent, out_.size() - sent,
+                    MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      sent += static_cast<std::size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+      break;
+    failed_ = true;
+    return false;
+  }
+  out_.erase(0, sent);
+  return out_.empty();
 }
 
 bool http_connection::buffered() const {

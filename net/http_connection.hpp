@@ -62,6 +62,24 @@ std::string format_reply(
   std::string_view body, bool close, std::string_view keep_alive,
   bool chunked = false);
 
+/// Appends `data` to `out` as one chunk of a chunked body (nothing when
+/// empty: an empty chunk would end the body).
+void append_chunk(std::string& out, std::string_view data);
+
+/// A reply body another thread produces in parts as they come (an SSE
+/// stream of a tool call): the event loop sends each part when it arrives,
+/// and no worker waits for the next.
+struct reply_source {
+  /// Readable (level-triggered) while take() has something new or the
+  /// source has ended.
+  int fd = -1;
+  /// Moves the text produced since the last take() into `out` (replacing
+  /// it); false once the source has ended and nothing is left.
+  std::function<bool(std::string& out)> take;
+  /// The client hung up, or the connection ends, before the source did.
+  std::function<void()> abandon;
+};
+
 /// A reply that another thread delivers after its request's handler has
 /// returned: an actor finishing a tool call writes it while the
 /// connection's own thread has gone back to waiting for the client. Over
@@ -164,6 +182,16 @@ public:
   /// Waits until the deferred reply, if any, is out; false when it could
   /// not be sent.
   bool settle();
+  /// Under an event loop: answers the current request with a chunked reply
+  /// whose head is written now and whose body the loop sends part by part
+  /// as `source` yields it (whatever httplib writes for the request is
+  /// dropped). The connection closes after it when `close` or when this is
+  /// its last request. False when there is no event loop (send the parts
+  /// the usual way then).
+  bool stream_reply(int status, std::string_view content_type,
+                    const std::vector<std::pair<std::string, std::string>>&
+                      headers,
+                    bool close, reply_source source);
   /// Its line and headers have been read: the head's byte budget gives
   /// way to the body's; `sized` when the body states its length (httplib
   /// bounds it then), else max_unsized_body_bytes.
@@ -235,6 +263,33 @@ public:
   bool reply_pending() const;
   /// The client hung up before its deferred reply: abandons it.
   void abandon_reply();
+  /// Whether a streamed reply (stream_reply) is still going.
+  bool streaming() const {
+    return stream_ != nullptr;
+  }
+  /// The streamed reply's descriptor (its source's), or -1.
+  int stream_fd() const {
+    return stream_ ? stream_->source.fd : -1;
+  }
+  /// Whether the connection ends with the streamed reply.
+  bool stream_closes() const {
+    return stream_ && stream_->close;
+  }
+  /// Takes what the stream's source has into the write buffer as chunks;
+  /// at its end, the body's last chunk, and returns true. The stream is
+  /// then done with: end_stream() lets go of its source.
+  bool pump_stream();
+  /// Lets go of a streamed reply's source (after pump_stream() returned
+  /// true, or the client hung up: then the source is abandoned).
+  void end_stream();
+  /// Sends the write buffer as far as the socket takes it without waiting
+  /// (plain TCP only): true when all of it is out; false when the rest
+  /// must wait for a worker's flush() (TLS, a full socket) or the
+  /// connection failed (failed() then).
+  bool send_ready();
+  bool failed() const {
+    return failed_;
+  }
   /// Whether reply bytes wait for flush().
   bool has_output() const {
     return !out_.empty();
@@ -299,6 +354,13 @@ private:
   /// Drops what httplib writes (its reply to a deferred request).
   bool discarding_ = false;
   std::shared_ptr<deferred_reply> deferred_;
+  /// A streamed reply in progress (stream_reply).
+  struct active_stream {
+    reply_source source;
+    bool close = false;
+    bool ended = false;
+  };
+  std::unique_ptr<active_stream> stream_;
   std::function<void(bool sent)> notifier_;
   /// Wakes this connection's thread for a deferred reply; made on first use.
   int wake_fd_ = -1;

@@ -35,7 +35,8 @@ reactor_stats connection_reactor::stats() const {
               + at(phase::draining);
   s.serving = at(phase::serving);
   s.awaiting_reply = at(phase::awaiting_reply);
-  s.open = s.idle + s.reading + s.serving + s.awaiting_reply;
+  s.streaming = at(phase::streaming);
+  s.open = s.idle + s.reading + s.serving + s.awaiting_reply + s.streaming;
   return s;
 }
 
@@ -136,7 +137,8 @@ std::size_t connection_reactor::work(const connection_ptr& c, bool& keep) {
     keep = http.flush() && keep && !http.closing();
   };
   serve_one();
-  if (!keep || options_.linger.count() <= 0)
+  // A streamed reply is the loop's to send: no lingering beside it.
+  if (!keep || options_.linger.count() <= 0 || http.streaming())
     return requests;
   auto wake = worker_wake_fd();
   if (wake < 0)
@@ -168,7 +170,7 @@ std::size_t connection_reactor::work(const connection_ptr& c, bool& keep) {
       auto framing = frame_request(http.unread(), options_.framing);
       if (framing.what == request_framing::verdict::complete) {
         serve_one();
-        if (!keep)
+        if (!keep || http.streaming())
           break;
         until = std::chrono::steady_clock::now() + options_.linger;
         continue;
@@ -213,6 +215,11 @@ void connection_reactor::served(const connection_ptr& c, bool keep,
                                 std::size_t requests) {
   c->remaining -= std::min(c->remaining, requests);
   keep = keep && c->remaining > 0 && !c->close_after && !stopping_;
+  if (c->http->streaming()) {
+    c->close_after = !keep || c->http->stream_closes();
+    begin_streaming(c);
+    return;
+  }
   bool reply_closes = false;
   switch (c->http->take_reply(reply_closes)) {
     case http_connection::reply_progress::pending:
@@ -239,6 +246,67 @@ void connection_reactor::reply_ready(const connection_ptr& c) {
   if (progress == http_connection::reply_progress::pending)
     return;
   flush_then(c, !c->close_after && !reply_closes && !stopping_);
+}
+
+void connection_reactor::watch_stream(connection& c, bool on) {
+  if (c.stream_registered && c.stream_on == on)
+    return;
+  epoll_event ev{};
+  ev.events = on ? std::uint32_t{EPOLLIN} : std::uint32_t{0};
+  ev.data.u64 = c.id | reactor_stream_tag;
+  if (!c.stream_registered)
+    c.stream_fd = c.http->stream_fd();
+  ::epoll_ctl(epoll_fd_, c.stream_registered ? EPOLL_CTL_MOD : EPOLL_CTL_ADD,
+              c.stream_fd, &ev);
+  c.stream_registered = true;
+  c.stream_on = on;
+}
+
+void connection_reactor::unwatch_stream(connection& c) {
+  // Before the source (which owns the descriptor) goes: a number closed
+  // and reused could otherwise name another file here.
+  if (!c.stream_registered)
+    return;
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c.stream_fd, nullptr);
+  c.stream_registered = false;
+  c.stream_on = false;
+  c.stream_fd = -1;
+}
+
+void connection_reactor::begin_streaming(const connection_ptr& c) {
+  set_phase(*c, phase::streaming);
+  watch(*c, 0); // hang-ups only; a pipelined request waits its turn
+  watch_stream(*c, true);
+  pump(c);
+}
+
+void connection_reactor::pump(const connection_ptr& c) {
+  auto& http = *c->http;
+  bool ended = http.pump_stream();
+  if (http.has_output() && !http.send_ready()) {
+    if (http.failed()) {
+      close(c); // the client is gone: the source is abandoned
+      return;
+    }
+    // The socket is full (or TLS): a worker sends the rest within the
+    // write timeout, then hands the connection back (served()).
+    watch_stream(*c, false);
+    if (ended) {
+      unwatch_stream(*c);
+      http.end_stream();
+    }
+    flush_then(c, !c->close_after && !stopping_);
+    return;
+  }
+  if (!ended)
+    return;
+  unwatch_stream(*c);
+  http.end_stream();
+  if (c->close_after || stopping_) {
+    close(c);
+    return;
+  }
+  next_request(c);
 }
 
 void connection_reactor::flush_then(const connection_ptr& c, bool keep) {

@@ -19,6 +19,10 @@ struct ssl_st;
 
 namespace transitd {
 
+/// Marks the epoll events of a streamed reply's source (beside the
+/// connection ids, which count from 1).
+constexpr std::uint64_t reactor_stream_tag = std::uint64_t{1} << 63;
+
 struct connection_reactor::connection {
   std::uint64_t id = 0;
   int fd = -1;
@@ -39,6 +43,11 @@ struct connection_reactor::connection {
   /// The lingering worker has the next request already and waits only for
   /// the reply: wake it even for a reply sent whole.
   bool worker_wants_reply = false;
+  /// The streamed reply's source is registered with epoll (and whether
+  /// its events are on).
+  bool stream_registered = false;
+  bool stream_on = false;
+  int stream_fd = -1;
   /// Close once the pending reply is out.
   bool close_after = false;
 };

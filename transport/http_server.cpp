@@ -168,9 +168,31 @@ std::string error_body(int status) {
          + message + "\"}}";
 }
 
+/// Hands an SSE reply's events to the event loop, which sends each as it
+/// arrives: no worker waits for them. False without an event loop (or
+/// without a stream): the caller sends them itself.
+bool stream_on_loop(http_connection* connection, const mcp::http_reply& reply,
+                    bool close,
+                    const std::shared_ptr<mcp::cancellation>& hangup) {
+  if (connection == nullptr || !reply.stream)
+    return false;
+  reply_source source;
+  source.fd = reply.stream->fd();
+  source.take = [stream = reply.stream](std::string& out) {
+    return stream->take(out);
+  };
+  // A hang-up before the end cancels the call.
+  source.abandon = [hangup] {
+    if (hangup)
+      hangup->cancel();
+  };
+  return connection->stream_reply(reply.status, reply.content_type,
+                                  reply.headers, close, std::move(source));
+}
+
 /// Writes a reply on the direct route as httplib would have: whole, or
-/// an SSE stream chunk by chunk as its events arrive. False when the
-/// client is gone.
+/// an SSE stream chunk by chunk as its events arrive (by the event loop
+/// when there is one). False when the client is gone.
 bool write_direct(http_connection& connection, mcp::http_reply&& reply,
                   bool close,
                   const std::shared_ptr<mcp::cancellation>& hangup) {
@@ -185,6 +207,8 @@ bool write_direct(http_connection& connection, mcp::http_reply&& reply,
              == static_cast<ssize_t>(bytes.size())
            && connection.flush();
   }
+  if (stream_on_loop(&connection, reply, close, hangup))
+    return true; // the head goes out with the worker's flush
   auto head = format_reply(reply.status, reply.content_type, reply.headers,
                            {}, close, connection.keep_alive(), true);
   if (connection.write(head.data(), head.size())
@@ -194,10 +218,8 @@ bool write_direct(http_connection& connection, mcp::http_reply&& reply,
   httplib::DataSink sink;
   bool ok = true;
   sink.write = [&connection, &ok](const char* data, std::size_t size) {
-    char length[20];
-    auto [end, ec] = std::to_chars(length, length + sizeof(length), size, 16);
-    std::string chunk{length, end};
-    chunk.append("\r\n").append(data, size).append("\r\n");
+    std::string chunk;
+    append_chunk(chunk, {data, size});
     ok = ok
          && connection.write(chunk.data(), chunk.size())
               == static_cast<ssize_t>(chunk.size());
@@ -253,11 +275,13 @@ http_server::http_server(http_server_options options, http_routes routes)
   auto serve = [this](const httplib::Request& req, httplib::Response& res) {
     handler_scope handling;
     std::shared_ptr<mcp::cancellation> hangup;
-    auto early = answer_mcp(from_httplib(req),
-                            req.get_header_value("Connection") == "close",
-                            hangup);
-    if (early)
-      to_httplib(std::move(*early), res, hangup);
+    bool close = req.get_header_value("Connection") == "close";
+    auto early = answer_mcp(from_httplib(req), close, hangup);
+    if (!early)
+      return;
+    if (stream_on_loop(http_connection::current(), *early, close, hangup))
+      return; // httplib's own reply is dropped
+    to_httplib(std::move(*early), res, hangup);
   };
   // A plain POST /mcp (every tool call) skips httplib altogether.
   svr.set_direct_route(connection_server::direct_route{

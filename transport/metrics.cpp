@@ -317,11 +317,14 @@ void append_connection_metrics(std::string& out, const reactor_stats& s) {
   header(out, "transitd_http_connections", "gauge",
          "Open HTTP connections by phase: idle (keep-alive), reading (a "
          "request arriving, a handshake, a refusal draining), serving (at a "
-         "worker), awaiting (a tool call's reply, no thread held).");
+         "worker), awaiting (a tool call's reply, no thread held), streaming "
+         "(a tool call's SSE reply sent as its events come, no thread "
+         "held).");
   std::pair<const char*, int64_t> phases[] = {{"idle", s.idle},
                                               {"reading", s.reading},
                                               {"serving", s.serving},
-                                              {"awaiting", s.awaiting_reply}};
+                                              {"awaiting", s.awaiting_reply},
+                                              {"streaming", s.streaming}};
   for (const auto& [phase, value] : phases)
     sample(out, "transitd_http_connections",
            std::string{"phase=\""} + phase + "\"", static_cast<double>(value));

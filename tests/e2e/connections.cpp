@@ -87,8 +87,12 @@ TEST_CASE("e2e: idle keep-alive and slowloris connections hold no worker: "
   CHECK_THAT(crowd.front()->receive(), Contains("200 OK"));
 }
 
-TEST_CASE("e2e: tool calls waiting on a slow upstream hold no worker",
-          "[e2e][http][connections]") {
+namespace {
+
+/// Twelve tool calls wait on a slow upstream (3 s) while the daemon has two
+/// HTTP workers; `streamed`: each asks for progress, so its reply is an SSE
+/// stream whose events come while it waits. /healthz answers meanwhile.
+void slow_calls_leave_workers_free(bool streamed) {
   auto options = two_workers();
   options.tool_timeout_ms = 8000;
   options.upstream_timeout_ms = 6000;
@@ -105,29 +109,55 @@ TEST_CASE("e2e: tool calls waiting on a slow upstream hold no worker",
     agents.back()->initialize();
   }
   std::atomic<int> answered{0};
+  std::atomic<int> progressed{0};
   std::vector<std::thread> callers;
   for (int i = 0; i < 12; ++i)
     callers.emplace_back([&, i] {
       // Distinct stops: no cache or single flight shares their work.
-      auto res = agents[static_cast<std::size_t>(i)]->post(json::object{
-        {"jsonrpc", "2.0"},
-        {"id", 7},
-        {"method", "tools/call"},
-        {"params",
-         json::object{{"name", "get_departures"},
-                      {"arguments", test::departures_args(
-                                      "HSL:10401" + std::to_string(10 + i))}}}});
+      json::object params{
+        {"name", "get_departures"},
+        {"arguments",
+         test::departures_args("HSL:10401" + std::to_string(10 + i))}};
+      if (streamed)
+        params["_meta"] = json::object{{"progressToken", i}};
+      auto res = agents[static_cast<std::size_t>(i)]->post(
+        json::object{{"jsonrpc", "2.0"},
+                     {"id", 7},
+                     {"method", "tools/call"},
+                     {"params", params}});
       if (res.status == 200
           && res.body.find("structuredContent") != std::string::npos)
         ++answered;
+      if (res.body.find("notifications/progress") != std::string::npos)
+        ++progressed;
     });
   // While the twelve wait (3 s), the two workers are free: /healthz
   // answers well within the upstream's delay.
   std::this_thread::sleep_for(std::chrono::milliseconds{500});
   CHECK(health(daemon.port(), 2) == 200);
+  if (streamed) {
+    // The twelve streams are the event loop's, not the workers'.
+    mcp_client observer{daemon.port()};
+    CHECK_THAT(observer.get("/metrics").body,
+               Contains("transitd_http_connections{phase=\"streaming\"} 12"));
+  }
   for (auto& t : callers)
     t.join();
   CHECK(answered == 12);
+  CHECK(progressed == (streamed ? 12 : 0));
+}
+
+} // namespace
+
+TEST_CASE("e2e: tool calls waiting on a slow upstream hold no worker",
+          "[e2e][http][connections]") {
+  slow_calls_leave_workers_free(false);
+}
+
+TEST_CASE("e2e: streamed tool calls (SSE, with progress) waiting on a slow "
+          "upstream hold no worker",
+          "[e2e][http][connections][sse]") {
+  slow_calls_leave_workers_free(true);
 }
 
 TEST_CASE("e2e: ambiguous framing is refused and the connection closed; a "

@@ -2,7 +2,7 @@
 // on it (the daemon's listener, the mock upstream) gets from it without
 // asking: the head budget ends with the headers, a handler_scope lifts the
 // request deadline while its handler works, shut_down() ends idle
-// keep-alive waits.
+// keep-alive waits; a streamed reply holds no worker.
 
 #include "transitd/net/connection_server.hpp"
 
@@ -11,13 +11,17 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 
 #include <catch2/catch.hpp>
 #include <httplib.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "tests/support/moving_clock.hpp"
+#include "tests/support/raw_client.hpp"
 
 using namespace transitd;
 using namespace std::chrono_literals;
@@ -26,6 +30,43 @@ namespace {
 
 constexpr std::size_t big_reply = 32 * 1024 * 1024;
 
+/// A reply body the test produces part by part, as a tool call's event
+/// stream would: readable while it has news.
+struct test_source {
+  int fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  std::mutex mutex;
+  std::string pending;
+  bool ended = false;
+  std::promise<void> abandoned;
+
+  ~test_source() {
+    ::close(fd);
+  }
+  void signal() {
+    std::uint64_t one = 1;
+    [[maybe_unused]] auto n = ::write(fd, &one, sizeof(one));
+  }
+  void push(const std::string& text) {
+    std::lock_guard<std::mutex> lock{mutex};
+    pending += text;
+    signal();
+  }
+  void end() {
+    std::lock_guard<std::mutex> lock{mutex};
+    ended = true;
+    signal();
+  }
+  bool take(std::string& out) {
+    std::uint64_t count;
+    [[maybe_unused]] auto n = ::read(fd, &count, sizeof(count));
+    std::lock_guard<std::mutex> lock{mutex};
+    out.clear();
+    out.swap(pending);
+    if (ended)
+      signal();
+    return !ended || !out.empty();
+  }
+};
 
 struct served {
   test::moving_clock clock;
@@ -33,9 +74,26 @@ struct served {
   std::thread thread;
   int port = 0;
 
-  served(connection_limits limits, std::chrono::milliseconds keep_alive) {
+  /// The reply of GET /stream, streamed by the loop.
+  std::shared_ptr<test_source> source = std::make_shared<test_source>();
+
+  served(connection_limits limits, std::chrono::milliseconds keep_alive,
+         std::size_t workers = 0) {
     limits.clock = clock.function();
     server = std::make_unique<connection_server>(limits, keep_alive);
+    if (workers > 0)
+      server->new_task_queue = [workers] {
+        return new httplib::ThreadPool(workers);
+      };
+    server->Get("/stream", [this](const httplib::Request&,
+                                  httplib::Response&) {
+      reply_source from;
+      from.fd = source->fd;
+      from.take = [s = source](std::string& out) { return s->take(out); };
+      from.abandon = [s = source] { s->abandoned.set_value(); };
+      REQUIRE(http_connection::current()->stream_reply(
+        200, "text/event-stream", {{"X-Test", "1"}}, false, std::move(from)));
+    });
     server->Post("/echo", [](const httplib::Request& req,
                              httplib::Response& res) {
       res.set_content(std::to_string(req.body.size()), "text/plain");
@@ -126,4 +184,61 @@ TEST_CASE("shut_down() ends idle keep-alive waits at once",
   auto joined = std::async(std::launch::async, [&s] { s.thread.join(); });
   // A bound so that a regression fails instead of hanging the suite.
   REQUIRE(joined.wait_for(20s) == std::future_status::ready);
+}
+
+TEST_CASE("a streamed reply holds no worker: the loop sends each part as it "
+          "comes, then the connection serves its next request",
+          "[http][connection_server][stream]") {
+  // One worker: were it held by the stream, nothing else would be served.
+  served s{limits(5s), 5s, 1};
+  test::raw_client streamed{s.port};
+  REQUIRE(streamed.send("GET /stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
+  auto head = streamed.receive();
+  CHECK_THAT(head, Catch::StartsWith("HTTP/1.1 200 OK\r\n"));
+  CHECK_THAT(head, Catch::Contains("Transfer-Encoding: chunked\r\n"));
+  CHECK_THAT(head, Catch::Contains("X-Test: 1\r\n"));
+  CHECK_THAT(head, Catch::Contains("Content-Type: text/event-stream\r\n"));
+  CHECK_THAT(head, Catch::EndsWith("\r\n\r\n")); // no part yet
+
+  httplib::Client other{"127.0.0.1", s.port};
+  other.set_read_timeout(10, 0);
+  auto res = other.Post("/echo", "abcd", "text/plain");
+  REQUIRE(res);
+  CHECK(res->body == "4");
+
+  s.source->push("data: one\n\n");
+  CHECK(streamed.receive() == "b\r\ndata: one\n\n\r\n");
+  res = other.Post("/echo", "ab", "text/plain");
+  REQUIRE(res);
+  CHECK(res->body == "2");
+  s.source->push("data: two\n\n");
+  s.source->end();
+  std::string rest;
+  while (rest.find("0\r\n\r\n") == std::string::npos) {
+    auto got = streamed.receive();
+    REQUIRE_FALSE(got.empty());
+    rest += got;
+  }
+  CHECK(rest == "b\r\ndata: two\n\n\r\n0\r\n\r\n");
+  // Kept alive: the same connection serves its next request.
+  REQUIRE(streamed.send("POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                        "Content-Length: 3\r\n\r\nxyz"));
+  CHECK_THAT(streamed.receive(), Catch::Contains("\r\n\r\n3"));
+  CHECK(s.server->stats().streaming == 0);
+}
+
+TEST_CASE("a client that hangs up mid-stream abandons the stream's source",
+          "[http][connection_server][stream]") {
+  served s{limits(5s), 5s, 1};
+  auto abandoned = s.source->abandoned.get_future();
+  {
+    test::raw_client streamed{s.port};
+    REQUIRE(streamed.send("GET /stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
+    CHECK_THAT(streamed.receive(), Catch::StartsWith("HTTP/1.1 200 OK"));
+    s.source->push("data: one\n\n");
+    CHECK(streamed.receive() == "b\r\ndata: one\n\n\r\n");
+    CHECK(s.server->stats().streaming == 1);
+  } // hangs up
+  // A bound so that a regression fails instead of hanging the suite.
+  REQUIRE(abandoned.wait_for(10s) == std::future_status::ready);
 }
