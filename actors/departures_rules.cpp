@@ -81,6 +81,7 @@ get_departures_reply build_departures_board(
   // D8: keep what departs (effective time) within the window.
   auto window_end = now_seconds + int64_t{request.window_minutes} * 60;
   std::vector<const stop_time*> kept;
+  kept.reserve(upstream.stop_times.size());
   for (const auto& time : upstream.stop_times) {
     auto at = effective_time(time);
     if (at >= now_seconds && at <= window_end)
@@ -111,6 +112,7 @@ get_departures_reply build_departures_board(
                               + std::to_string(request.limit)});
     kept.resize(static_cast<std::size_t>(request.limit));
   }
+  reply.departures.reserve(kept.size());
   for (const auto* time : kept) {
     departure out;
     out.line = time->line;

@@ -1,9 +1,15 @@
 #include "transitd/transport/json_text.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cassert>
 #include <charconv>
 #include <cmath>
 #include <cstring>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 namespace json = boost::json;
 
@@ -27,10 +33,9 @@ constexpr std::array<char, 256> escape_of = [] {
   return table;
 }();
 
-/// Appends `s` quoted and escaped. Sized first, then written through a
-/// pointer: a reply's text block escapes every quote of its JSON, and one
-/// append per escape cost more than the rest of the rendering.
-void append_string(std::string& out, json::string_view s) {
+/// Appends `s` quoted and escaped, sized first: any text, control
+/// characters (\u00XX) included.
+void append_string_sized(std::string& out, json::string_view s) {
   static constexpr char hex[] = "0123456789abcdef";
   std::size_t extra = 0;
   for (char ch : s) {
@@ -63,6 +68,69 @@ void append_string(std::string& out, json::string_view s) {
     }
   }
   *p = '"';
+}
+
+/// Appends `s` quoted and escaped in one pass. A reply's text block is its
+/// JSON escaped, a quote every few characters: a branch per character
+/// mispredicted on them (a tenth of a cached call's CPU). With SSE2, 16
+/// characters are checked at once and copied ahead, and each escape resumes
+/// after itself; the rest (and without SSE2, all) is branch-free per
+/// character. A control character that needs \u00XX (never in our outputs,
+/// possible in an upstream's names) takes the sized way.
+void append_string(std::string& out, json::string_view s) {
+  auto n = s.size();
+  auto at = out.size();
+  // Room for every character escaped by two, and for the 16 bytes copied
+  // ahead past the end.
+  out.resize(at + 2 * n + 18);
+  char* p = out.data() + at;
+  *p++ = '"';
+  const char* in = s.data();
+  std::size_t i = 0;
+  auto sized_way = [&] {
+    out.resize(at);
+    append_string_sized(out, s);
+  };
+#ifdef __SSE2__
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i control = _mm_set1_epi8(0x1f);
+  while (i + 16 <= n) {
+    auto v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+    auto hit = _mm_or_si128(
+      _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+      _mm_cmpeq_epi8(_mm_min_epu8(v, control), v)); // v <= 0x1f
+    auto mask = static_cast<unsigned>(_mm_movemask_epi8(hit));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v);
+    if (mask == 0) {
+      p += 16;
+      i += 16;
+      continue;
+    }
+    auto clean = static_cast<std::size_t>(__builtin_ctz(mask));
+    p += clean;
+    i += clean;
+    auto e = escape_of[static_cast<unsigned char>(in[i])];
+    if (__builtin_expect(e == 'u', 0))
+      return sized_way();
+    p[0] = '\\';
+    p[1] = e;
+    p += 2;
+    ++i;
+  }
+#endif
+  for (; i < n; ++i) {
+    auto c = static_cast<unsigned char>(in[i]);
+    auto e = escape_of[c];
+    if (__builtin_expect(e == 'u', 0))
+      return sized_way();
+    bool escaped = e != 0;
+    p[0] = escaped ? '\\' : static_cast<char>(c);
+    p[1] = e;
+    p += 1 + static_cast<std::size_t>(escaped);
+  }
+  *p++ = '"';
+  out.resize(static_cast<std::size_t>(p - out.data()));
 }
 
 template <class Number>
@@ -172,11 +240,17 @@ void append_json_string(std::string& out, std::string_view text) {
 }
 
 void json_object_writer::key(std::string_view k) {
+  // Our own member names: plain ASCII that needs no escape.
+  assert(std::none_of(k.begin(), k.end(), [](char c) {
+    return escape_of[static_cast<unsigned char>(c)] != 0;
+  }));
+  out_.reserve(out_.size() + k.size() + 4);
   if (!first_)
     out_ += ',';
   first_ = false;
-  append_json_string(out_, k);
-  out_ += ':';
+  out_ += '"';
+  out_.append(k.data(), k.size());
+  out_ += "\":";
 }
 
 void json_object_writer::integer(std::string_view k, int64_t v) {

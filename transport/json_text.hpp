@@ -44,7 +44,8 @@ public:
   explicit json_object_writer(std::string& out) : out_(out) {
     out_ += '{';
   }
-  /// `"key":`, after a comma unless it is the first member.
+  /// `"key":`, after a comma unless it is the first member. Member names
+  /// are our own: plain ASCII, written as they are (no escaping).
   void key(std::string_view k);
   void string(std::string_view k, std::string_view v) {
     key(k);

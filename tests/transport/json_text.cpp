@@ -49,3 +49,34 @@ TEST_CASE("a text block is one escaped string literal", "[json_text]") {
   CHECK(json::parse(literal).as_string() == text);
   CHECK(literal == json::serialize(json::string_view{text}));
 }
+
+TEST_CASE("strings escape as Boost.JSON's writer does, in both ways of "
+          "writing them",
+          "[json_text]") {
+  // The one-pass way (quotes dense, every short escape, UTF-8 kept), and
+  // the sized way a control character that needs \u00XX switches to, here
+  // after much of the string has been written the first way.
+  std::string dense;
+  for (int i = 0; i < 200; ++i)
+    dense += "{\"k\":\"v\\\b\f\n\r\t é\"}";
+  for (const std::string& text :
+       {std::string{}, std::string{"plain"}, std::string{"\""}, dense,
+        dense + std::string{"\x01"} + dense, std::string{"\x1f"}}) {
+    std::string out = "x";
+    append_json_string(out, text);
+    CHECK(out == "x" + json::serialize(json::string_view{text}));
+    CHECK(json::parse(out.substr(1)).as_string() == text);
+  }
+}
+
+TEST_CASE("the object writer puts members and commas in place",
+          "[json_text]") {
+  std::string out;
+  json_object_writer w{out};
+  w.string("a", "q\"");
+  w.integer("n", -3);
+  w.boolean("b", false);
+  w.maybe_string("none", std::nullopt);
+  w.end();
+  CHECK(out == R"({"a":"q\"","n":-3,"b":false})");
+}
