@@ -2,72 +2,89 @@
 
 namespace transitd {
 
+std::optional<deadline_registry::time_point>
+deadline_registry::book(request_key key, caf::strong_actor_ptr requester,
+                        time_point deadline) {
+  std::lock_guard<std::mutex> lock{mutex_};
+  book_.book(key, deadline);
+  requesters_[key] = std::move(requester);
+  return book_.timer_to_set();
+}
+
+void deadline_registry::unbook(const request_key& key) {
+  caf::strong_actor_ptr requester; // released outside the lock
+  std::lock_guard<std::mutex> lock{mutex_};
+  book_.unbook(key);
+  auto it = requesters_.find(key);
+  if (it != requesters_.end()) {
+    requester = std::move(it->second);
+    requesters_.erase(it);
+  }
+}
+
+std::vector<std::pair<request_key, caf::strong_actor_ptr>>
+deadline_registry::take_due(time_point now, std::optional<time_point>& next) {
+  std::vector<std::pair<request_key, caf::strong_actor_ptr>> due;
+  std::lock_guard<std::mutex> lock{mutex_};
+  book_.fired(now);
+  for (const auto& key : book_.take_due(now)) {
+    auto it = requesters_.find(key);
+    if (it == requesters_.end())
+      continue;
+    due.emplace_back(key, std::move(it->second));
+    requesters_.erase(it);
+  }
+  next = book_.timer_to_set();
+  return due;
+}
+
+std::size_t deadline_registry::size() const {
+  std::lock_guard<std::mutex> lock{mutex_};
+  return book_.size();
+}
+
 namespace {
 
-/// A request: its requester's id and its own.
-struct request_key {
-  caf::actor_id actor = 0;
-  uint64_t request = 0;
-  bool operator==(const request_key& other) const {
-    return actor == other.actor && request == other.request;
-  }
-};
-
-struct request_key_hash {
-  std::size_t operator()(const request_key& k) const {
-    return std::hash<uint64_t>{}((k.actor * 0x9e3779b97f4a7c15ULL)
-                                 ^ k.request);
-  }
-};
-
 struct keeper_state {
-  deadline_book<request_key, request_key_hash> book;
-  /// The requesters of booked requests.
-  std::unordered_map<request_key, caf::strong_actor_ptr, request_key_hash>
-    requesters;
+  std::shared_ptr<deadline_registry> registry;
   static inline const char* name = "deadlines";
 };
 
-caf::behavior keeper(caf::stateful_actor<keeper_state>* self) {
+/// Sets `self`'s timer to fire at `at`.
+void set_timer(caf::stateful_actor<keeper_state>* self,
+               caf::actor_clock::time_point at) {
+  auto now = self->clock().now();
+  self->delayed_send(self,
+                     at > now ? at - now
+                              : caf::actor_clock::duration_type::zero(),
+                     deadline_due_atom::value);
+}
+
+caf::behavior keeper(caf::stateful_actor<keeper_state>* self,
+                     std::shared_ptr<deadline_registry> registry) {
+  self->state.registry = std::move(registry);
   return {
-    [self](deadline_book_atom, const caf::strong_actor_ptr& requester,
-           uint64_t request, int64_t deadline_ns) {
-      if (!requester)
-        return;
-      request_key key{requester->id(), request};
-      auto& st = self->state;
-      st.book.book(key, caf::actor_clock::time_point{
-                          caf::actor_clock::duration_type{deadline_ns}});
-      st.requesters[key] = requester;
-      arm_deadline_timer(self, st.book);
-    },
-    [self](deadline_unbook_atom, caf::actor_id actor, uint64_t request) {
-      request_key key{actor, request};
-      self->state.book.unbook(key);
-      self->state.requesters.erase(key);
+    [self](deadline_arm_atom, int64_t at_ns) {
+      set_timer(self, caf::actor_clock::time_point{
+                        caf::actor_clock::duration_type{at_ns}});
     },
     [self](deadline_due_atom) {
-      auto& st = self->state;
-      auto now = self->clock().now();
-      st.book.fired(now);
-      for (const auto& key : st.book.take_due(now)) {
-        auto it = st.requesters.find(key);
-        if (it == st.requesters.end())
-          continue;
-        time_out_request(caf::actor_cast<caf::abstract_actor*>(it->second),
-                         caf::message_id{key.request},
-                         self->context());
-        st.requesters.erase(it);
-      }
-      arm_deadline_timer(self, st.book);
+      std::optional<caf::actor_clock::time_point> next;
+      auto due = self->state.registry->take_due(self->clock().now(), next);
+      for (const auto& [key, requester] : due)
+        time_out_request(caf::actor_cast<caf::abstract_actor*>(requester),
+                         caf::message_id{key.request}, self->context());
+      if (next)
+        set_timer(self, *next);
     },
   };
 }
 
 } // namespace
 
-caf::actor spawn_deadline_keeper(caf::actor_system& system) {
-  return system.spawn(keeper);
+deadline_keeper spawn_deadline_keeper(caf::actor_system& system) {
+  auto registry = std::make_shared<deadline_registry>();
+  return deadline_keeper{system.spawn(keeper, registry), registry};
 }
 
 } // namespace transitd

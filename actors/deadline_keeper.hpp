@@ -11,14 +11,18 @@
 // own `request_timeout` error as the reply, exactly as from the clock, and
 // CAF forgets the request (a late reply is dropped).
 //
-// The gateway's shards keep their own book; tool actors ask the
-// DEADLINES actor (request_within), which keeps one for them.
+// The gateway's shards keep their own book; tool actors book theirs in
+// the DEADLINES keeper's (request_within): under its lock, from the
+// requester's own thread, so a request answered in time costs no message;
+// the DEADLINES actor only runs the timer and times out what is due.
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <unordered_map>
 #include <utility>
@@ -94,10 +98,9 @@ private:
   time_point armed_ = time_point::max();
 };
 
-/// The timer message of a keeper.
+/// The timer message of a keeper, and the request to set its timer.
 using deadline_due_atom = caf::atom_constant<caf::atom("dl_due")>;
-using deadline_book_atom = caf::atom_constant<caf::atom("dl_book")>;
-using deadline_unbook_atom = caf::atom_constant<caf::atom("dl_unbook")>;
+using deadline_arm_atom = caf::atom_constant<caf::atom("dl_arm")>;
 
 /// Sets the keeper `self`'s timer if `book` needs one.
 template <class Self, class Book>
@@ -120,44 +123,109 @@ inline void time_out_request(caf::abstract_actor* requester,
                      caf::make_error(caf::sec::request_timeout));
 }
 
-/// Spawns the DEADLINES actor: it books (requester, request id, deadline),
-/// unbooks answered requests, and times out the others.
-caf::actor spawn_deadline_keeper(caf::actor_system& system);
+/// A request: its requester's id and its own.
+struct request_key {
+  caf::actor_id actor = 0;
+  uint64_t request = 0;
+  bool operator==(const request_key& other) const {
+    return actor == other.actor && request == other.request;
+  }
+};
+
+struct request_key_hash {
+  std::size_t operator()(const request_key& k) const {
+    return std::hash<uint64_t>{}((k.actor * 0x9e3779b97f4a7c15ULL)
+                                 ^ k.request);
+  }
+};
+
+/// The requests whose deadlines a keeper keeps, shared by the requesters
+/// (which book and unbook from their own threads) and the DEADLINES actor
+/// (which times out what is due).
+class deadline_registry {
+public:
+  using time_point = caf::actor_clock::time_point;
+
+  /// Books a request; returns when the keeper's timer must fire, if this
+  /// deadline is earlier than any timer set.
+  std::optional<time_point> book(request_key key,
+                                 caf::strong_actor_ptr requester,
+                                 time_point deadline);
+  /// Forgets an answered request.
+  void unbook(const request_key& key);
+  /// The keeper's timer fired at `now`: the requests due, with their
+  /// requesters, and when the timer must fire next (if it must).
+  std::vector<std::pair<request_key, caf::strong_actor_ptr>>
+  take_due(time_point now, std::optional<time_point>& next);
+  std::size_t size() const;
+
+private:
+  mutable std::mutex mutex_;
+  deadline_book<request_key, request_key_hash> book_;
+  std::unordered_map<request_key, caf::strong_actor_ptr, request_key_hash>
+    requesters_;
+};
+
+/// DEADLINES: the registry tool actors book in, and the actor that runs its
+/// timer. Empty: none (CAF's request timeouts then).
+class deadline_keeper {
+public:
+  deadline_keeper() = default;
+  deadline_keeper(caf::actor timer, std::shared_ptr<deadline_registry> book)
+    : timer_(std::move(timer)), book_(std::move(book)) {
+  }
+  explicit operator bool() const {
+    return timer_ && book_;
+  }
+  /// The actor that runs the timer (to stop it).
+  const caf::actor& actor() const {
+    return timer_;
+  }
+  deadline_registry& registry() const {
+    return *book_;
+  }
+
+private:
+  caf::actor timer_;
+  std::shared_ptr<deadline_registry> book_;
+};
+
+/// Spawns DEADLINES: a registry, and the actor that times out its
+/// requests when their deadlines pass.
+deadline_keeper spawn_deadline_keeper(caf::actor_system& system);
 
 /// self->request(dest, timeout, msg).then(on_value, on_error), with the
 /// deadline kept by `keeper` instead of CAF's clock (CAF's own timeout when
 /// there is no keeper). The handlers run in `self` as with request().
 template <class Answer, class Self, class Dest, class Msg, class OnValue,
           class OnError>
-void request_within(Self* self, const caf::actor& keeper, const Dest& dest,
-                    std::chrono::milliseconds timeout, Msg msg,
-                    OnValue on_value, OnError on_error) {
+void request_within(Self* self, const deadline_keeper& keeper,
+                    const Dest& dest, std::chrono::milliseconds timeout,
+                    Msg msg, OnValue on_value, OnError on_error) {
   if (!keeper) {
     self->request(dest, timeout, std::move(msg))
       .then(std::move(on_value), std::move(on_error));
     return;
   }
   auto handle = self->request(dest, caf::infinite, std::move(msg));
-  auto id = handle.id().integer_value();
-  auto me = caf::actor_cast<caf::strong_actor_ptr>(self);
+  request_key key{self->id(), handle.id().integer_value()};
   auto deadline = self->clock().now() + timeout;
-  // Enqueued on this worker (no thread woken), as a typed actor may not
-  // send() to a dynamically typed one.
-  caf::actor_cast<caf::abstract_actor*>(keeper)->eq_impl(
-    caf::make_message_id(), nullptr, self->context(), deadline_book_atom::value,
-    me, id, static_cast<int64_t>(deadline.time_since_epoch().count()));
+  if (auto at = keeper.registry().book(
+        key, caf::actor_cast<caf::strong_actor_ptr>(self), deadline)) {
+    // Enqueued on this worker (no thread woken), as a typed actor may not
+    // send() to a dynamically typed one.
+    caf::actor_cast<caf::abstract_actor*>(keeper.actor())
+      ->eq_impl(caf::make_message_id(), nullptr, self->context(),
+                deadline_arm_atom::value,
+                static_cast<int64_t>(at->time_since_epoch().count()));
+  }
   handle.then(
-    [self, keeper, id, on_value = std::move(on_value)](Answer& answer) mutable {
-      caf::actor_cast<caf::abstract_actor*>(keeper)->eq_impl(
-        caf::make_message_id(), nullptr, self->context(),
-        deadline_unbook_atom::value, self->id(), id);
+    [keeper, key, on_value = std::move(on_value)](Answer& answer) mutable {
+      keeper.registry().unbook(key);
       on_value(answer);
     },
-    [self, keeper, id,
-     on_error = std::move(on_error)](caf::error& err) mutable {
-      caf::actor_cast<caf::abstract_actor*>(keeper)->eq_impl(
-        caf::make_message_id(), nullptr, self->context(),
-        deadline_unbook_atom::value, self->id(), id);
+    [keeper, key, on_error = std::move(on_error)](caf::error& err) mutable {
+      keeper.registry().unbook(key);
       on_error(err);
     });
 }

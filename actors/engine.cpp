@@ -481,7 +481,7 @@ void engine::shutdown() {
   stop(realtime);
   stop(network);
   stop(tfl_network);
-  stop(deadlines);
+  stop(deadlines.actor());
   stop(variable_store);
   for (const auto& [name, gate] : gates)
     stop(gate);

@@ -18,6 +18,7 @@
 #include <caf/fwd.hpp>
 
 #include "transitd/messages/interfaces.hpp"
+#include "transitd/actors/deadline_keeper.hpp"
 #include "transitd/actors/provider_cache.hpp"
 #include "transitd/actors/provider_switch.hpp"
 #include "transitd/actors/rate_limiter.hpp"
@@ -187,7 +188,7 @@ struct engine {
   variable_store_actor variable_store;
   rate_limiter_actor limiter;
   /// DEADLINES: the deadlines of the tools' provider requests.
-  caf::actor deadlines;
+  deadline_keeper deadlines;
   /// The REDIS connections (quota, caches) with --redis; empty otherwise.
   std::vector<redis_actor> redis;
   /// The FEED actors and their snapshots, in `engine_config::feeds` order.

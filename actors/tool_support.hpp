@@ -32,7 +32,7 @@ struct tool_options {
   int64_t clock_offset_ms = 0;
   /// DEADLINES (deadline_keeper.hpp): keeps the provider requests'
   /// deadlines; none: CAF's request timeout does.
-  caf::actor deadlines;
+  deadline_keeper deadlines;
 };
 
 /// The instant a call is answered for, epoch seconds: its receipt (else

@@ -78,3 +78,31 @@ TEST_CASE("one timer stands for every later deadline", "[deadline_keeper]") {
   CHECK(book.take_due(at(100ms)) == std::vector<int>{1});
   CHECK(book.timer_to_set() == std::optional<time_point>{at(150ms)});
 }
+
+TEST_CASE("the shared registry asks for a timer only for a new earliest "
+          "deadline, forgets answered requests and hands over what is due",
+          "[deadline_keeper]") {
+  deadline_registry registry;
+  // No actor needed for the arithmetic: the requesters stay null.
+  auto first = registry.book({7, 1}, nullptr, at(300ms));
+  REQUIRE(first);
+  CHECK(*first == at(300ms));
+  CHECK_FALSE(registry.book({7, 2}, nullptr, at(400ms)));
+  auto earlier = registry.book({8, 1}, nullptr, at(100ms));
+  REQUIRE(earlier);
+  CHECK(*earlier == at(100ms));
+  registry.unbook({7, 1}); // answered in time
+  CHECK(registry.size() == 2);
+  std::optional<time_point> next;
+  auto due = registry.take_due(at(100ms), next);
+  REQUIRE(due.size() == 1);
+  CHECK(due.front().first == request_key{8, 1});
+  // The timer for 300 ms is stale (its request answered); the next one
+  // must fire for the request still booked.
+  REQUIRE(next);
+  CHECK(*next == at(400ms));
+  CHECK(registry.take_due(at(399ms), next).empty());
+  CHECK(registry.take_due(at(400ms), next).size() == 1);
+  CHECK(registry.size() == 0);
+  CHECK_FALSE(next);
+}

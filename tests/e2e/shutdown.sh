@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Graceful shutdown of the real daemon binary: SIGTERM while a slow call is
-# in flight. The call still gets its answer, the process exits 0, and the
-# saved variables are in the database file (WAL checkpointed on close).
+# Graceful shutdown of the real daemon binary: SIGTERM while a slow call
+# and a streamed one (SSE) are in flight. Both still get their answers, the
+# process exits 0, and the saved variables are in the database file (WAL
+# checkpointed on close).
 #
 #   shutdown.sh /path/to/transitd /path/to/transit-mock-upstream
 set -euo pipefail
@@ -49,6 +50,11 @@ curl -sS -m 5 -d '{"latencyMs":1500}' "http://127.0.0.1:$mock_port/__mock/faults
 post "$session" '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_departures","arguments":{"stop":{"type":"id","value":"HSL:1040129"}}}}' \
   >"$work/slow.json" &
 slow_pid=$!
+# And one answered as an event stream (progress), which the event loop
+# sends, not a worker: it too is answered before the daemon exits.
+post "$session" '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_departures","arguments":{"stop":{"type":"id","value":"HSL:1040130"}},"_meta":{"progressToken":"p"}}}' \
+  >"$work/streamed.txt" &
+streamed_pid=$!
 sleep 0.5
 kill -TERM "$daemon_pid"
 sleep 0.2
@@ -59,6 +65,10 @@ fi
 wait "$slow_pid"
 grep -q '"isError":false' "$work/slow.json" || {
   echo "the call in flight did not finish:"; cat "$work/slow.json"; exit 1; }
+wait "$streamed_pid"
+grep -q 'notifications/progress' "$work/streamed.txt" \
+  && grep -q '"id":4,"result".*"isError":false' "$work/streamed.txt" || {
+  echo "the streamed call in flight did not finish:"; cat "$work/streamed.txt"; exit 1; }
 status=0
 wait "$daemon_pid" || status=$?
 daemon_pid=
@@ -68,4 +78,4 @@ grep -q "variable store closed" "$work/daemon.log" || {
 [ ! -s "$work/data/variables.sqlite3-wal" ] || { echo "WAL not checkpointed"; exit 1; }
 grep -q "kept-through-shutdown" "$work/data/variables.sqlite3" || {
   echo "the saved variable is not in the database file"; exit 1; }
-echo "graceful shutdown: in-flight call answered, exit 0, store flushed"
+echo "graceful shutdown: in-flight calls answered (JSON and SSE), exit 0, store flushed"
