@@ -24,6 +24,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -219,15 +220,28 @@ void request_within(Self* self, const deadline_keeper& keeper,
                 deadline_arm_atom::value,
                 static_cast<int64_t>(at->time_since_epoch().count()));
   }
-  handle.then(
-    [keeper, key, on_value = std::move(on_value)](Answer& answer) mutable {
-      keeper.registry().unbook(key);
-      on_value(answer);
-    },
-    [keeper, key, on_error = std::move(on_error)](caf::error& err) mutable {
-      keeper.registry().unbook(key);
-      on_error(err);
-    });
+  auto failed = [keeper, key,
+                 on_error = std::move(on_error)](caf::error& err) mutable {
+    keeper.registry().unbook(key);
+    on_error(err);
+  };
+  // A handler that only reads the answer takes it const: CAF then leaves a
+  // shared answer (a cache hit's) in place instead of copying it.
+  if constexpr (std::is_invocable_v<OnValue&, const Answer&>)
+    handle.then(
+      [keeper, key,
+       on_value = std::move(on_value)](const Answer& answer) mutable {
+        keeper.registry().unbook(key);
+        on_value(answer);
+      },
+      std::move(failed));
+  else
+    handle.then(
+      [keeper, key, on_value = std::move(on_value)](Answer& answer) mutable {
+        keeper.registry().unbook(key);
+        on_value(answer);
+      },
+      std::move(failed));
 }
 
 } // namespace transitd

@@ -8,6 +8,9 @@
 #include <caf/actor_system.hpp>
 #include <caf/binary_deserializer.hpp>
 #include <caf/binary_serializer.hpp>
+#include <caf/make_message.hpp>
+#include <caf/message.hpp>
+#include <caf/response_promise.hpp>
 #include <caf/send.hpp>
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
@@ -75,7 +78,10 @@ struct cached_kind {
 
   std::string label;
   int64_t ttl_ms = 0;
-  lru_cache<std::pair<Query, Result>> store;
+  /// The query an entry answers, and the answer inside a message: every
+  /// hit replies with that message, shared, never a copy of the answer
+  /// (a busy stop's departures are hundreds of strings).
+  lru_cache<std::pair<Query, caf::message>> store;
   std::unordered_map<std::string, flight> flights;
   uint64_t next_flight = 0;
   int64_t hits = 0;
@@ -198,8 +204,10 @@ void fetch(Self* self, const Upstream& upstream,
                                              std::string{blob.begin(),
                                                          blob.end()},
                                              k.ttl_ms));
-          k.store.put(key, std::move(entry), blob.size() + key.size(),
-                      clock_ms(self) + k.ttl_ms);
+          k.store.put(key,
+                      {std::move(entry.first),
+                       caf::make_message(std::move(entry.second))},
+                      blob.size() + key.size(), clock_ms(self) + k.ttl_ms);
         }
         land(self, k, key, id, result);
       },
@@ -247,7 +255,10 @@ void look_shared(Self* self, const Upstream& upstream,
               && std::all_of(f->waiters.begin(), f->waiters.end(), covered)) {
             ++k.shared_hits;
             auto result = entry.second;
-            k.store.put(key, std::move(entry), found->value.size() + key.size(),
+            k.store.put(key,
+                        {std::move(entry.first),
+                         caf::make_message(std::move(entry.second))},
+                        found->value.size() + key.size(),
                         clock_ms(self) + std::max<int64_t>(1, found->ttl_ms));
             land(self, k, key, id, std::move(result));
             return;
@@ -299,7 +310,9 @@ caf::result<Result> serve(Self* self, const Upstream& upstream,
     if (const auto* hit = kind.store.get(key, now);
         hit != nullptr && covers(hit->first, query)) {
       ++kind.hits;
-      return hit->second;
+      auto shared = self->make_response_promise();
+      shared.deliver(hit->second);
+      return shared;
     }
   auto rp = self->template make_response_promise<Result>();
   const auto& cid = query.context.correlation_id;
@@ -371,11 +384,12 @@ timetable_cache_actor::behavior_type timetable_cache(
   st.upstream = std::move(upstream);
   st.departures.label = "departures";
   st.departures.ttl_ms = options.departures_ttl_ms;
-  st.departures.store = lru_cache<std::pair<stop_departures_query,
-                                            stop_departures>>{options.limits};
+  st.departures.store
+    = lru_cache<std::pair<stop_departures_query, caf::message>>{
+      options.limits};
   st.stops.label = "stops";
   st.stops.ttl_ms = options.stops_ttl_ms;
-  st.stops.store = lru_cache<std::pair<nearby_stops_query, nearby_stops>>{
+  st.stops.store = lru_cache<std::pair<nearby_stops_query, caf::message>>{
     options.limits};
   share(st.departures, options);
   share(st.stops, options);
@@ -424,7 +438,7 @@ geocoding_cache_actor::behavior_type geocoding_cache(
   st.upstream = std::move(upstream);
   st.answers.label = "geocoding";
   st.answers.ttl_ms = options.geocoding_ttl_ms;
-  st.answers.store = lru_cache<std::pair<geocode_query, geocode_candidates>>{
+  st.answers.store = lru_cache<std::pair<geocode_query, caf::message>>{
     options.limits};
   share(st.answers, options);
   st.options = std::move(options);

@@ -91,13 +91,25 @@ template <class Answer, class Reply, class Self, class Provider, class Query,
 void ask_provider(Self* self, caf::typed_response_promise<Reply> rp,
                   const Provider& provider, const call_context& context,
                   const tool_options& options, Query query, Build build) {
-  request_within<Answer>(
-    self, options.deadlines, provider, time_left(context, options),
-    std::move(query),
-    [rp, &options, build = std::move(build)](Answer& answer) mutable {
-      deliver_reply(rp, build(answer), options);
-    },
-    [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
+  auto failed = [rp](caf::error& err) mutable { rp.deliver(std::move(err)); };
+  // A build that only reads the answer gets it const (request_within: a
+  // shared answer is then not copied).
+  if constexpr (std::is_invocable_v<Build&, const Answer&>)
+    request_within<Answer>(
+      self, options.deadlines, provider, time_left(context, options),
+      std::move(query),
+      [rp, &options, build = std::move(build)](const Answer& answer) mutable {
+        deliver_reply(rp, build(answer), options);
+      },
+      std::move(failed));
+  else
+    request_within<Answer>(
+      self, options.deadlines, provider, time_left(context, options),
+      std::move(query),
+      [rp, &options, build = std::move(build)](Answer& answer) mutable {
+        deliver_reply(rp, build(answer), options);
+      },
+      std::move(failed));
 }
 
 } // namespace transitd

@@ -179,6 +179,35 @@ TEST_CASE_METHOD(cache_fixture, "cache: a hit within the TTL keeps the "
   });
 }
 
+TEST_CASE_METHOD(cache_fixture, "cache: every hit answers with the one "
+                                "stored answer, shared, not a copy",
+                 "[cache][actor][ttl]") {
+  auto cache = spawn(15000);
+  self->send(cache, query("a"));
+  sched.run();
+  release(0, 1111);
+  CHECK(result()->fetched_ms == 1111);
+  // Three hits answered before any is read: a copy per hit would give
+  // three answers alive at once, at three addresses. Read in place
+  // (const), they lie at one, the entry's.
+  for (const auto* cid : {"b", "c", "d"})
+    self->send(cache, query(cid));
+  sched.run();
+  std::vector<const stop_departures*> seen;
+  for (int i = 0; i < 3; ++i) {
+    self->receive(
+      [&](const stop_departures& r) {
+        CHECK(r.fetched_ms == 1111);
+        seen.push_back(&r);
+      },
+      [&](caf::error& e) { FAIL(caf::to_string(e)); });
+  }
+  REQUIRE(seen.size() == 3);
+  CHECK(seen[0] == seen[1]);
+  CHECK(seen[1] == seen[2]);
+  CHECK(log->departures.size() == 1);
+}
+
 TEST_CASE_METHOD(cache_fixture, "cache: errors reach every waiter and are "
                                 "not stored",
                  "[cache][actor]") {
