@@ -1,6 +1,8 @@
 #include "transitd/actors/engine.hpp"
 
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 
 #include <caf/actor_system.hpp>
 #include <caf/exit_reason.hpp>
@@ -488,6 +490,19 @@ void engine::shutdown() {
   stop(limiter);
   for (const auto& r : redis)
     stop(r);
+}
+
+bool await_detached_stopped(caf::actor_system& system, std::size_t baseline,
+                            std::chrono::milliseconds limit) {
+  // CAF 0.17 signals only when no detached thread is left, and keeps one of
+  // its own (the printer) until its destructor: so the count is watched.
+  auto until = std::chrono::steady_clock::now() + limit;
+  while (system.detached_actors() > baseline) {
+    if (std::chrono::steady_clock::now() >= until)
+      return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds{1});
+  }
+  return true;
 }
 
 } // namespace transitd

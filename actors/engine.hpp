@@ -8,6 +8,7 @@
 //   auto engine = transitd::spawn_engine(system, config);
 //   self->request(engine.router, 10s, get_departures_request{...}) ...
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -209,12 +210,26 @@ struct engine {
 
   /// Sends exit messages front to back (router first, gates and their HTTP
   /// workers last), so that the actor system's destructor does not wait on
-  /// them.
+  /// them. Then, before the actor system goes, call
+  /// await_detached_stopped().
   void shutdown();
 };
 
 /// Throws std::runtime_error when the variable store cannot be opened or
 /// the Redis URL is malformed.
 engine spawn_engine(caf::actor_system& system, const engine_config& config);
+
+/// Waits until the detached actors (HTTP and store workers) spawned since
+/// `baseline` (the system's detached_actors() when it was created) have
+/// ended to the end of their threads, at most `limit`; false if some had
+/// not. CAF 0.17's actor_system destructor stops its clock before it waits
+/// for detached threads, and an actor ending after that blocks forever
+/// once 64 of them have queued their cancellations in the clock: with a
+/// few dozen HTTP workers per upstream, a shutdown that never ends. Call
+/// it after engine::shutdown(), once the engine's handles are released,
+/// before the actor system goes.
+bool await_detached_stopped(caf::actor_system& system, std::size_t baseline,
+                            std::chrono::milliseconds limit
+                            = std::chrono::seconds{10});
 
 } // namespace transitd

@@ -268,6 +268,7 @@ daemon::daemon(daemon_config config, const env_lookup& env)
   caf_config_->set("scheduler.max-threads", cfg.scheduler_threads);
   add_message_types(*caf_config_);
   system_ = std::make_unique<caf::actor_system>(*caf_config_);
+  own_detached_ = system_->detached_actors();
   engine_ = std::make_unique<transitd::engine>(spawn_engine(
     *system_, engine_settings(cfg, routing_demo, geocoding_demo, tfl_demo,
                               variables_path, station_dir)));
@@ -414,6 +415,9 @@ daemon::~daemon() {
   catalog_.reset();
   gateway_.reset();
   engine_.reset();
+  // The workers' threads end while the actor system's clock still runs.
+  if (system_ && !await_detached_stopped(*system_, own_detached_))
+    spdlog::warn("shutdown: detached actors still running after 10 s");
   system_.reset();
 }
 

@@ -84,6 +84,8 @@ private:
   std::unique_ptr<mock::mock_upstream> demo_;
   std::unique_ptr<caf::actor_system_config> caf_config_;
   std::unique_ptr<caf::actor_system> system_;
+  /// Detached threads the actor system runs of its own (await_detached_stopped).
+  std::size_t own_detached_ = 0;
   std::unique_ptr<transitd::engine> engine_;
   std::unique_ptr<gateway> gateway_;
   std::unique_ptr<mcp::tool_catalog> catalog_;

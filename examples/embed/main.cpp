@@ -47,6 +47,8 @@ int main(int argc, char** argv) {
   cfg.add_message_types<caf::id_block::app>();
   transitd::add_message_types(cfg);
   caf::actor_system system{cfg};
+  // The detached threads CAF runs of its own (transitd::await_detached_stopped).
+  auto own_detached = system.detached_actors();
 
   transitd::engine_config config;
   config.digitransit_routing.url = argv[1];
@@ -100,5 +102,8 @@ int main(int argc, char** argv) {
         });
   }
   engine.shutdown();
+  // The engine's workers end while the system's clock still runs.
+  engine = {};
+  transitd::await_detached_stopped(system, own_detached);
   return failures == 0 ? 0 : 1;
 }

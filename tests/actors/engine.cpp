@@ -12,7 +12,10 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <atomic>
+#include <future>
 #include <sstream>
+#include <thread>
 
 #include "transitd/messages/time.hpp"
 #include "transitd/providers/mock/mock_upstream.hpp"
@@ -244,4 +247,43 @@ TEST_CASE("an offline engine: a feed from its sources, heard loading by "
                });
   }
   engine.shutdown();
+}
+
+TEST_CASE("an engine with hundreds of HTTP workers shuts down, and its "
+          "actor system ends",
+          "[engine][embedding][shutdown]") {
+  // CAF 0.17 stops its clock before it waits for detached actors; each
+  // detached actor still ending then queues a cancellation in the clock,
+  // and the 65th waits forever. await_detached_stopped() waits for every
+  // worker's thread to end while the clock runs (the race itself, seen in
+  // bench runs, is too rare to provoke here). Run apart, so that a hang
+  // fails (bounded wait) instead of stopping the suite.
+  mock::mock_upstream upstream;
+  upstream.start();
+  auto ended = std::make_shared<std::promise<void>>();
+  auto done = ended->get_future();
+  auto ended_in_time = std::make_shared<std::atomic<bool>>(false);
+  std::thread{[routing = upstream.routing_url(), ended, ended_in_time] {
+    {
+      caf::actor_system_config cfg;
+      cfg.set("scheduler.max-threads", size_t{2});
+      add_message_types(cfg);
+      caf::actor_system sys{cfg};
+      auto own = sys.detached_actors();
+      engine_config config;
+      config.digitransit_routing.url = routing;
+      config.digitransit_geocoding.url = routing;
+      config.variables.path = ":memory:";
+      config.http_workers_per_upstream = 300;
+      {
+        auto engine = spawn_engine(sys, config);
+        engine.shutdown();
+      } // its handles released: a detached actor's thread ends with them
+      *ended_in_time = await_detached_stopped(sys, own, 30s)
+                       && sys.detached_actors() == own;
+    } // the actor system's destructor, where the hang was
+    ended->set_value();
+  }}.detach();
+  REQUIRE(done.wait_for(60s) == std::future_status::ready);
+  CHECK(*ended_in_time);
 }
