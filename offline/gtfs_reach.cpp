@@ -33,21 +33,36 @@ outcome<reach_result> reach_from(raptor& router, const timetable& tt,
   answer.from = rq.from;
   answer.timezone = std::string{zone_near(tt, rq.from)};
   auto labels = router.reach(rq, rq.time + std::max(0, query.max_seconds));
-  // Platforms stand for their station: its earliest arrival.
-  std::vector<uint32_t> seen;
+  // Platforms stand for their station: its earliest arrival. Marks, not
+  // lists: an hour reaches thousands of stations and hundreds of lines.
+  std::vector<char> seen(tt.stops.size(), 0);
+  std::vector<char> pattern_seen(tt.patterns.size(), 0);
+  std::vector<char> route_seen(tt.routes.size(), 0);
   std::vector<uint32_t> routes;
+  int32_t total = 0;
+  const auto wanted = static_cast<std::size_t>(std::max(0, query.limit));
   for (const auto& label : labels) {
     auto s = tt.stops[label.stop].parent != none ? tt.stops[label.stop].parent
                                                  : label.stop;
-    if (std::find(seen.begin(), seen.end(), s) != seen.end())
+    if (seen[s])
       continue;
-    seen.push_back(s);
-    auto here = tt.routes_at(s);
-    for (auto r : here)
-      if (std::find(routes.begin(), routes.end(), r) == routes.end())
-        routes.push_back(r);
-    if (answer.stops.size()
-        >= static_cast<std::size_t>(std::max(0, query.limit)))
+    seen[s] = 1;
+    ++total;
+    for (auto member : tt.stop_and_children(s))
+      for (auto i = tt.calls_begin[member]; i < tt.calls_begin[member + 1];
+           ++i) {
+        auto pattern = tt.calls[i].pattern;
+        if (pattern_seen[pattern])
+          continue; // its line is counted (every trip of a pattern has one)
+        pattern_seen[pattern] = 1;
+        const auto& p = tt.patterns[pattern];
+        auto r = tt.trips[tt.pattern_trips[p.trips_begin]].route;
+        if (!route_seen[r]) {
+          route_seen[r] = 1;
+          routes.push_back(r);
+        }
+      }
+    if (answer.stops.size() >= wanted)
       continue;
     reached_stop out;
     out.stop_id = tt.name + ":" + tt.stops[s].id;
@@ -55,7 +70,7 @@ outcome<reach_result> reach_from(raptor& router, const timetable& tt,
     out.position = tt.stops[s].position;
     out.arrival = label.arrival;
     out.rides = label.rides;
-    for (auto r : here) {
+    for (auto r : tt.routes_at(s)) {
       auto line = std::string{tt.line_name(r)};
       if (std::find(out.lines.begin(), out.lines.end(), line)
           == out.lines.end())
@@ -63,18 +78,17 @@ outcome<reach_result> reach_from(raptor& router, const timetable& tt,
     }
     answer.stops.push_back(std::move(out));
   }
-  answer.total = static_cast<int32_t>(seen.size());
+  answer.total = total;
   for (auto r : routes) {
-    auto line = std::string{tt.line_name(r)};
-    if (std::find(answer.lines.begin(), answer.lines.end(), line)
-        == answer.lines.end())
-      answer.lines.push_back(std::move(line));
+    answer.lines.emplace_back(tt.line_name(r));
     auto mode = tt.routes[r].mode;
     if (std::find(answer.modes.begin(), answer.modes.end(), mode)
         == answer.modes.end())
       answer.modes.push_back(mode);
   }
   std::sort(answer.lines.begin(), answer.lines.end());
+  answer.lines.erase(std::unique(answer.lines.begin(), answer.lines.end()),
+                     answer.lines.end());
   std::sort(answer.modes.begin(), answer.modes.end());
   answer.fetched_ms = now_ms();
   return answer;

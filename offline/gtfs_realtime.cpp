@@ -1,6 +1,7 @@
 #include "transitd/offline/gtfs_realtime.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 
 namespace transitd::gtfs {
@@ -218,6 +219,11 @@ public:
       take_added(updates_[u]);
     lay_out_patterns();
     index_calls();
+    out_.least = least_rides(tt_.stops.size(), out_.patterns.data(),
+                             out_.patterns.size(), out_.pattern_stops.data(),
+                             out_.times.data());
+    static std::atomic<uint64_t> serials{0};
+    out_.serial = ++serials;
     return layer_;
   }
 

@@ -26,6 +26,7 @@
 #include "transitd/offline/gtfs_rt.hpp"
 #include "transitd/offline/gtfs_rt_trip.hpp"
 #include "transitd/offline/gtfs_timetable.hpp"
+#include "transitd/offline/raptor_bounds.hpp"
 
 namespace transitd::gtfs {
 
@@ -94,6 +95,12 @@ public:
   /// patterns call, with router pattern numbers.
   std::vector<uint32_t> calls_begin;
   std::vector<stop_call> calls;
+  /// The layer's rides between consecutive stops at their least seconds
+  /// (routers' lower bounds take them beside the timetable's).
+  ride_edges least;
+  /// Unique to this layer among the process's layers (routers keep what
+  /// they computed for a layer by it, not by its address).
+  uint64_t serial = 0;
   std::vector<rt_trip> trips;
   /// Per timetable pattern: whether a trip of it is cancelled or runs in
   /// the layer on some day.

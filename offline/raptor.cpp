@@ -50,8 +50,22 @@ void drop_empty_walks(std::vector<journey_leg>& legs) {
 } // namespace
 
 raptor::raptor(const timetable& tt)
-  : tt_(tt), first_layer_pattern_(static_cast<uint32_t>(tt.patterns.size())) {
+  : tt_(tt),
+    rides_(least_rides(tt.stops.size(), tt.patterns.data(),
+                       tt.patterns.size(), tt.pattern_stops.data(),
+                       tt.times.data())),
+    first_layer_pattern_(static_cast<uint32_t>(tt.patterns.size())) {
   queue_pos_.assign(tt.patterns.size(), none);
+  // The timetable's calls with the pickup and drop-off rules of each
+  // (queue_patterns reads them for every call of every marked stop).
+  calls_.reserve(tt.calls.size());
+  for (const auto& c : tt.calls) {
+    const auto& ps
+      = tt.pattern_stops[tt.patterns[c.pattern].stops_begin + c.position];
+    calls_.push_back({c.pattern, c.position
+                                   | (ps.pickup ? call_pickup : 0u)
+                                   | (ps.drop_off ? call_drop_off : 0u)});
+  }
 }
 
 const pattern& raptor::pattern_at(uint32_t p) const {
@@ -122,6 +136,7 @@ std::vector<reach_label> raptor::reach(const journey_request& request,
   rq.arrive_by = false;
   one_to_all_ = true;
   prepare<false>(rq);
+  bounded_ = false;
   seed_walks<false>();
   one_to_all_ = false;
   // Labels later than the limit are pruned as a later arrival at a target
@@ -170,6 +185,8 @@ template <bool Backward>
 std::vector<journey> raptor::run(const journey_request& rq) {
   prepare<Backward>(rq);
   seed_walks<Backward>();
+  bound_by_end(Backward);
+  bound_to_best<Backward>();
   mark_running_patterns();
   const auto S = tt_.stops.size();
   const auto K = static_cast<int32_t>(rounds_) - 1;
@@ -238,6 +255,35 @@ TRANSITD_INLINE bool raptor::stop_ok(uint32_t s) const {
   return w != 2;
 }
 
+void raptor::bound_by_end(bool backward) {
+  wanted_.backward = backward;
+  wanted_.max_walk = max_walk_;
+  wanted_.layer = rt_ != nullptr ? rt_->serial : 0;
+  if (!(wanted_ == bounds_for_)) {
+    bounds_.start(tt_, rides_, rt_ != nullptr ? &rt_->least : nullptr,
+                  wanted_.seeds, !backward, max_walk_);
+    bounds_for_ = wanted_;
+  }
+  bounded_ = true;
+}
+
+template <bool Backward>
+void raptor::bound_to_best() {
+  if (!bounded_ || dest_best_ == unreached<Backward>)
+    return;
+  // Labels lie after the query's time (arrive-by: before): no bound
+  // beyond the best journey's length is ever compared.
+  bounds_.reach(Backward ? rq_->time - dest_best_ : dest_best_ - rq_->time);
+}
+
+template <bool Backward>
+TRANSITD_INLINE bool raptor::promising(uint32_t s, int64_t t,
+                                       int64_t dest_best) const {
+  if (!bounded_)
+    return better<Backward>(t, dest_best);
+  return better<Backward>(onward<Backward>(t, bounds_.at(s)), dest_best);
+}
+
 template <bool Backward>
 void raptor::seed_walks() {
   const auto& rq = *rq_;
@@ -302,9 +348,11 @@ void raptor::seed_walks() {
   if (one_to_all_)
     return; // no target: every stop is one
   target_joined_.clear();
+  wanted_.seeds.clear();
   for (auto e : ends(target_point, Backward ? rq.from_stops : rq.to_stops,
                      Backward))
     if (stop_ok(e.stop)) {
+      wanted_.seeds.emplace_back(e.stop, e.seconds);
       target_walk_[e.stop] = e.seconds;
       if (e.via != none)
         target_joined_.push_back({e.stop, e.via, e.meters});
@@ -435,10 +483,22 @@ void raptor::queue_patterns() {
       q = Backward ? std::max(q, pos) : std::min(q, pos);
     }
   };
+  constexpr uint32_t allowed = Backward ? call_drop_off : call_pickup;
   for (auto s : marked_list_) {
     marked_[s] = 0;
-    for (auto c = tt_.calls_begin[s]; c < tt_.calls_begin[s + 1]; ++c)
-      queue(tt_.calls[c]);
+    for (auto c = tt_.calls_begin[s]; c < tt_.calls_begin[s + 1]; ++c) {
+      auto [p, flagged] = calls_[c];
+      if ((flagged & allowed) == 0 || active_[p] == 0)
+        continue;
+      auto pos = flagged & call_position;
+      auto& q = queue_pos_[p];
+      if (q == none) {
+        queued_.push_back(p);
+        q = pos;
+      } else {
+        q = Backward ? std::max(q, pos) : std::min(q, pos);
+      }
+    }
     if (rt_)
       for (auto c = rt_->calls_begin[s]; c < rt_->calls_begin[s + 1]; ++c)
         queue(rt_->calls[c]);
@@ -470,8 +530,8 @@ void raptor::scan_pattern(uint32_t p_index, std::size_t base,
       = trip ? p_times[trip->rank * p.stop_count + i] : stop_time{};
     if (trip && (Backward ? ps.pickup : ps.drop_off)) {
       auto t = trip->origin + (Backward ? st.departure : st.arrival);
-      if (better<Backward>(t, best_ride_[s]) && better<Backward>(t, dest_best)
-          && stop_ok(s)) {
+      if (better<Backward>(t, best_ride_[s])
+          && promising<Backward>(s, t, dest_best) && stop_ok(s)) {
         ride_[base + s] = t;
         best_ride_[s] = t;
         ride_parent_[base + s] = {p_index, trip->rank, trip->origin,
@@ -511,8 +571,10 @@ void raptor::reach_target(int32_t k, std::size_t base) {
       round_best = found{k, s};
     }
   }
-  if (round_best)
+  if (round_best) {
     front_.push_back(*round_best);
+    bound_to_best<Backward>();
+  }
 }
 
 template <bool Backward>
@@ -520,7 +582,7 @@ void raptor::walk_on(std::size_t base) {
   const int64_t dest_best = dest_best_;
   auto relax = [&](uint32_t t_stop, int64_t t, ready_parent parent) {
     if (!better<Backward>(t, best_ready_[t_stop])
-        || !better<Backward>(t, dest_best) || !stop_ok(t_stop))
+        || !promising<Backward>(t_stop, t, dest_best) || !stop_ok(t_stop))
       return;
     ready_[base + t_stop] = t;
     best_ready_[t_stop] = t;
@@ -534,6 +596,11 @@ void raptor::walk_on(std::size_t base) {
   const auto& list = Backward ? tt_.in : tt_.out;
   for (auto s : rode_) {
     auto r = ride_[base + s];
+    // A bound is no more than a walk plus the bound beyond it: a ride
+    // label that can no longer beat the best journey (found since it was
+    // written) leads nowhere on foot either.
+    if (!promising<Backward>(s, r, dest_best))
+      continue;
     auto change = tt_.change_seconds[s];
     relax(s, onward<Backward>(r, change), {s, change, 0});
     for (auto f = begin[s]; f < begin[s + 1]; ++f) {

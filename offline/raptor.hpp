@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "transitd/offline/gtfs_timetable.hpp"
+#include "transitd/offline/raptor_bounds.hpp"
 
 namespace transitd::gtfs {
 
@@ -168,7 +169,43 @@ private:
   journey_leg transit_leg(uint32_t pattern, uint32_t rank, int64_t origin,
                           uint32_t board, uint32_t alight) const;
 
+  /// Lower bounds towards the query's end (see raptor_bounds.hpp), from
+  /// the timetable's rides; computed once for the searches of one end.
+  void bound_by_end(bool backward);
+  /// Settles the bounds as far as the best journey so far needs.
+  template <bool Backward>
+  void bound_to_best();
+  /// `t` can still lead to an arrival better than the best so far at the
+  /// end from stop `s`.
+  template <bool Backward>
+  bool promising(uint32_t s, int64_t t, int64_t dest_best) const;
+
   const timetable& tt_;
+  /// The timetable's calls (`calls_begin` indexes them), each position
+  /// with its stop's pickup and drop-off rules in the top bits.
+  static constexpr uint32_t call_pickup = 1u << 31;
+  static constexpr uint32_t call_drop_off = 1u << 30;
+  static constexpr uint32_t call_position = call_drop_off - 1;
+  std::vector<stop_call> calls_;
+  ride_edges rides_;
+  travel_bounds bounds_;
+  /// What `bounds_` holds: the end's stops and seconds, the direction, the
+  /// walk limit and the realtime layer (its serial; 0: none).
+  struct bounds_key {
+    std::vector<std::pair<uint32_t, int32_t>> seeds;
+    bool backward = false;
+    double max_walk = -1;
+    uint64_t layer = 0;
+    bool operator==(const bounds_key& o) const {
+      return seeds == o.seeds && backward == o.backward
+             && max_walk == o.max_walk && layer == o.layer;
+    }
+  };
+  bounds_key bounds_for_;
+  bounds_key wanted_;
+  /// Whether the search prunes by `bounds_` (a one-to-all search does
+  /// not).
+  bool bounded_ = false;
   /// The layer of the query running (null: none).
   const realtime_layer* rt_ = nullptr;
   uint32_t first_layer_pattern_ = 0;

@@ -1,0 +1,228 @@
+// The lower bounds RAPTOR prunes by: no trip's ride between two stops and
+// no footpath is shorter than the difference of their bounds (so no
+// journey beats them), settled lazily without changing a value, and a
+// realtime layer's faster trips taken into account.
+
+#include "transitd/offline/raptor_bounds.hpp"
+
+#include <random>
+
+#include <catch2/catch.hpp>
+
+#include "transitd/offline/gtfs_reader.hpp"
+#include "transitd/offline/gtfs_realtime.hpp"
+
+using namespace transitd;
+using namespace transitd::gtfs;
+
+namespace {
+
+std::shared_ptr<const timetable> load(const std::string& path) {
+  auto tt = load_timetable(
+    "t", std::vector<std::string>{std::string{TRANSITD_FIXTURES_DIR} + "/gtfs/"
+                                  + path});
+  if (!tt)
+    FAIL(tt.error().message);
+  return *tt;
+}
+
+/// An end as RAPTOR seeds it: the stops within `walk` meters of a stop's
+/// position, with their walking seconds.
+std::vector<std::pair<uint32_t, int32_t>> end_near(const timetable& tt,
+                                                   uint32_t stop,
+                                                   double walk) {
+  std::vector<std::pair<uint32_t, int32_t>> seeds;
+  for (auto [s, d] : tt.stops_near(tt.stops[stop].position, walk))
+    seeds.emplace_back(s, walk_seconds(d));
+  return seeds;
+}
+
+/// Counts the rides of `count` patterns and the footpaths (at most
+/// `max_walk` unless listed) that a bound does not respect: going from u
+/// to v in w seconds, toward the end (`toward`) bound(u) <= w + bound(v),
+/// from the end bound(v) <= bound(u) + w.
+std::size_t violations(const timetable& tt, const travel_bounds& b,
+                       bool toward, double max_walk, const pattern* patterns,
+                       std::size_t count, const pattern_stop* stops,
+                       const stop_time* times, std::size_t* checked) {
+  std::size_t bad = 0;
+  auto check = [&](uint32_t u, uint32_t v, int64_t w) {
+    ++*checked;
+    auto bu = static_cast<int64_t>(b.at(u));
+    auto bv = static_cast<int64_t>(b.at(v));
+    if (toward ? (bv != travel_bounds::unreachable && bu > w + bv)
+               : (bu != travel_bounds::unreachable && bv > bu + w))
+      ++bad;
+  };
+  for (std::size_t p = 0; p < count; ++p) {
+    const auto& pat = patterns[p];
+    const auto* ps = stops + pat.stops_begin;
+    for (uint32_t r = 0; r < pat.trip_count; ++r) {
+      const auto* trip
+        = times + pat.times_begin + static_cast<std::size_t>(r) * pat.stop_count;
+      for (uint32_t i = 0; i + 1 < pat.stop_count; ++i)
+        for (uint32_t j = i + 1; j < pat.stop_count && j < i + 4; ++j)
+          check(ps[i].stop, ps[j].stop, trip[j].arrival - trip[i].departure);
+    }
+  }
+  for (uint32_t u = 0; u < tt.stops.size(); ++u)
+    for (auto f = tt.out_begin[u]; f < tt.out_begin[u + 1]; ++f)
+      if (tt.out[f].listed || tt.out[f].meters <= max_walk)
+        check(u, tt.out[f].stop, tt.out[f].seconds);
+  return bad;
+}
+
+} // namespace
+
+TEST_CASE("travel bounds: no ride of any trip and no footpath beats them",
+          "[raptor][bounds]") {
+  for (const auto* feed : {"caltrain-2023-09/caltrain-gtfs.zip",
+                           "bart-2019/bart-gtfs.zip",
+                           "mta-subway-2026-09/mta-subway-gtfs.zip"}) {
+    INFO(feed);
+    auto tt = load(feed);
+    auto rides = least_rides(tt->stops.size(), tt->patterns.data(),
+                             tt->patterns.size(), tt->pattern_stops.data(),
+                             tt->times.data());
+    REQUIRE(!rides.empty());
+    std::mt19937 rng{7};
+    std::vector<uint32_t> routable;
+    for (uint32_t s = 0; s < tt->stops.size(); ++s)
+      if (tt->routable(s))
+        routable.push_back(s);
+    std::uniform_int_distribution<std::size_t> pick(0, routable.size() - 1);
+    std::size_t reaching = 0, positive = 0;
+    for (int q = 0; q < 6; ++q) {
+      auto toward = q % 2 == 0;
+      double walk = q < 3 ? 500 : 1500;
+      auto seeds = end_near(*tt, routable[pick(rng)], walk);
+      REQUIRE(!seeds.empty());
+      travel_bounds b;
+      b.start(*tt, rides, nullptr, seeds, toward, walk);
+      b.reach(std::numeric_limits<int64_t>::max());
+      // The end's own stops: no more than the walk to the end.
+      for (auto [s, t] : seeds)
+        CHECK(b.at(s) <= t);
+      std::size_t checked = 0;
+      CHECK(violations(*tt, b, toward, walk, tt->patterns.data(),
+                       tt->patterns.size(), tt->pattern_stops.data(),
+                       tt->times.data(), &checked)
+            == 0);
+      CHECK(checked > 1000);
+      // And they are bounds worth having: most stops reach the end (not
+      // all: Staten Island's railway reaches only itself), not at no time.
+      for (auto s : routable)
+        if (b.at(s) != travel_bounds::unreachable) {
+          ++reaching;
+          positive += b.at(s) > 0 ? 1 : 0;
+        }
+    }
+    CHECK(reaching > 6 * routable.size() / 2);
+    CHECK(positive > reaching * 9 / 10);
+  }
+}
+
+TEST_CASE("travel bounds settled lazily: exact below the radius, the radius "
+          "beyond",
+          "[raptor][bounds]") {
+  auto tt = load("mta-subway-2026-09/mta-subway-gtfs.zip");
+  auto rides = least_rides(tt->stops.size(), tt->patterns.data(),
+                           tt->patterns.size(), tt->pattern_stops.data(),
+                           tt->times.data());
+  auto seeds = end_near(*tt, 100, 800);
+  travel_bounds full;
+  full.start(*tt, rides, nullptr, seeds, true, 800);
+  full.reach(std::numeric_limits<int64_t>::max());
+  travel_bounds lazy;
+  lazy.start(*tt, rides, nullptr, seeds, true, 800);
+  std::size_t before = 0;
+  for (int64_t radius : {0, 300, 1200, 1199, 2400, 3600, 7200}) {
+    lazy.reach(radius);
+    INFO("radius " << radius);
+    std::size_t wrong = 0;
+    for (uint32_t s = 0; s < tt->stops.size(); ++s) {
+      auto exact = static_cast<int64_t>(full.at(s));
+      // At least the radius asked (a radius never shrinks).
+      auto expected = exact < radius ? exact : std::max<int64_t>(radius, 0);
+      if (exact < radius ? lazy.at(s) != exact : lazy.at(s) < expected)
+        ++wrong;
+    }
+    CHECK(wrong == 0);
+    // Settling is incremental: each radius settles more, never again.
+    CHECK(lazy.settled() >= before);
+    before = lazy.settled();
+    // Five minutes from the end settle a few stops, not the network.
+    if (radius == 300) {
+      CHECK(lazy.settled() > 0);
+      CHECK(lazy.settled() < full.settled() / 4);
+    }
+  }
+  lazy.reach(std::numeric_limits<int64_t>::max());
+  CHECK(lazy.settled() == full.settled());
+  for (uint32_t s = 0; s < tt->stops.size(); ++s)
+    CHECK(lazy.at(s) == full.at(s));
+}
+
+TEST_CASE("travel bounds take a realtime layer's faster trips",
+          "[raptor][bounds][realtime]") {
+  auto tt = load("caltrain-2023-09/caltrain-gtfs.zip");
+  // A trip of Tuesday 2023-11-07 running its stops a minute apart, faster
+  // than any trip of the timetable between them.
+  int32_t day = -1;
+  uint32_t trip = none;
+  for (uint32_t t = 0; t < tt->trips.size() && trip == none; ++t) {
+    auto p = tt->trip_pattern[t];
+    if (p == none || tt->patterns[p].stop_count < 6)
+      continue;
+    auto d = static_cast<int32_t>(19668 - tt->first_day); // 2023-11-07
+    if (tt->runs_on(tt->patterns[p].service, d)) {
+      trip = t;
+      day = d;
+    }
+  }
+  REQUIRE(trip != none);
+  const auto& pat = tt->patterns[tt->trip_pattern[trip]];
+  auto origin = tt->origin(pat.zone, day);
+  uint32_t rank = 0;
+  while (tt->pattern_trips[pat.trips_begin + rank] != trip)
+    ++rank;
+  auto first = origin + tt->times[pat.times_begin + rank * pat.stop_count]
+                          .departure;
+  gtfs_rt::trip_update u;
+  u.trip.trip_id = tt->trips[trip].id;
+  u.trip.start_date = "20231107";
+  for (uint32_t i = 0; i < pat.stop_count; ++i) {
+    gtfs_rt::stop_time_update s;
+    s.stop_sequence = tt->pattern_stops[pat.stops_begin + i].sequence;
+    s.arrival = gtfs_rt::stop_time_event{};
+    s.arrival->time = first + 60 * i;
+    s.departure = gtfs_rt::stop_time_event{};
+    s.departure->time = first + 60 * i;
+    u.stops.push_back(s);
+  }
+  auto layer = build_realtime(tt, {u}, first);
+  REQUIRE(layer->counts.matched == 1);
+  REQUIRE(!layer->patterns.empty());
+  REQUIRE(!layer->least.empty());
+  auto rides = least_rides(tt->stops.size(), tt->patterns.data(),
+                           tt->patterns.size(), tt->pattern_stops.data(),
+                           tt->times.data());
+  auto last = tt->pattern_stops[pat.stops_begin + pat.stop_count - 1].stop;
+  auto seeds = end_near(*tt, last, 300);
+  auto count_bad = [&](const ride_edges* extra) {
+    travel_bounds b;
+    b.start(*tt, rides, extra, seeds, true, 300);
+    b.reach(std::numeric_limits<int64_t>::max());
+    std::size_t checked = 0;
+    return violations(*tt, b, true, 300, layer->patterns.data(),
+                      layer->patterns.size(), layer->pattern_stops.data(),
+                      layer->times.data(), &checked);
+  };
+  // Without the layer's rides the fast trip beats the bounds (the test
+  // means something); with them it does not.
+  CHECK(count_bad(nullptr) > 0);
+  CHECK(count_bad(&layer->least) == 0);
+  // Each layer is told apart from the others.
+  auto again = build_realtime(tt, {u}, first);
+  CHECK(again->serial != layer->serial);
+}
