@@ -59,6 +59,7 @@ std::optional<failure> builder::finish() {
     return cancelled_failure();
   tt.finish(options.footpath_radius);
   apply_transfers(overrides);
+  tt.index_hops();
   report.stops = tt.stops.size();
   report.routes = tt.routes.size();
   report.trips = tt.trips.size();

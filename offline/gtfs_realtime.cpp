@@ -219,9 +219,9 @@ public:
       take_added(updates_[u]);
     lay_out_patterns();
     index_calls();
-    out_.least = least_rides(tt_.stops.size(), out_.patterns.data(),
-                             out_.patterns.size(), out_.pattern_stops.data(),
-                             out_.times.data());
+    out_.least = least_hops(tt_.stops.size(), out_.patterns.data(),
+                            out_.patterns.size(), out_.pattern_stops.data(),
+                            out_.times.data());
     static std::atomic<uint64_t> serials{0};
     out_.serial = ++serials;
     return layer_;

@@ -26,7 +26,6 @@
 #include "transitd/offline/gtfs_rt.hpp"
 #include "transitd/offline/gtfs_rt_trip.hpp"
 #include "transitd/offline/gtfs_timetable.hpp"
-#include "transitd/offline/raptor_bounds.hpp"
 
 namespace transitd::gtfs {
 
@@ -97,7 +96,7 @@ public:
   std::vector<stop_call> calls;
   /// The layer's rides between consecutive stops at their least seconds
   /// (routers' lower bounds take them beside the timetable's).
-  ride_edges least;
+  hop_graph least;
   /// Unique to this layer among the process's layers (routers keep what
   /// they computed for a layer by it, not by its address).
   uint64_t serial = 0;

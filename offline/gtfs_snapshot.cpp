@@ -495,6 +495,7 @@ std::shared_ptr<timetable> timetable_of(std::string_view payload) {
           "a trip's pattern");
   }
   tt->reindex();
+  tt->index_hops();
   return tt;
 }
 

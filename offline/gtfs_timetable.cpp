@@ -153,6 +153,76 @@ void timetable::finish(double footpath_radius) {
   }
 }
 
+hop_graph least_hops(std::size_t stop_count, const pattern* patterns,
+                     std::size_t count, const pattern_stop* stops,
+                     const stop_time* times,
+                     const std::vector<uint32_t>* walk_begin,
+                     const std::vector<footpath>* walks) {
+  struct ride {
+    uint32_t from;
+    uint32_t to;
+    int32_t seconds;
+  };
+  std::vector<ride> all;
+  for (std::size_t p = 0; p < count; ++p) {
+    const auto& pat = patterns[p];
+    if (pat.trip_count == 0 || pat.stop_count < 2)
+      continue;
+    const auto* ps = stops + pat.stops_begin;
+    const auto* tm = times + pat.times_begin;
+    for (uint32_t i = 0; i + 1 < pat.stop_count; ++i) {
+      if (ps[i].stop == ps[i + 1].stop)
+        continue;
+      auto least = std::numeric_limits<int32_t>::max();
+      for (uint32_t r = 0; r < pat.trip_count; ++r) {
+        const auto* trip = tm + static_cast<std::size_t>(r) * pat.stop_count;
+        least = std::min(least, trip[i + 1].arrival - trip[i].departure);
+      }
+      all.push_back({ps[i].stop, ps[i + 1].stop, std::max(0, least)});
+    }
+  }
+  // Every footpath, whatever a rider's walk limit: more steps only lower
+  // the bounds.
+  if (walk_begin != nullptr && walks != nullptr)
+    for (std::size_t s = 0; s + 1 < walk_begin->size(); ++s)
+      for (auto f = (*walk_begin)[s]; f < (*walk_begin)[s + 1]; ++f)
+        all.push_back({static_cast<uint32_t>(s), (*walks)[f].stop,
+                       std::max(0, (*walks)[f].seconds)});
+  // Each pair of stops once, at its least.
+  std::sort(all.begin(), all.end(), [](const ride& a, const ride& b) {
+    return a.from != b.from   ? a.from < b.from
+           : a.to != b.to     ? a.to < b.to
+                              : a.seconds < b.seconds;
+  });
+  all.erase(std::unique(all.begin(), all.end(),
+                        [](const ride& a, const ride& b) {
+                          return a.from == b.from && a.to == b.to;
+                        }),
+            all.end());
+  hop_graph out;
+  auto csr = [&](std::vector<uint32_t>& begin,
+                 std::vector<hop>& edges, bool by_to) {
+    begin.assign(stop_count + 1, 0);
+    for (const auto& r : all)
+      ++begin[(by_to ? r.to : r.from) + 1];
+    for (std::size_t s = 0; s < stop_count; ++s)
+      begin[s + 1] += begin[s];
+    edges.resize(all.size());
+    auto fill = begin;
+    for (const auto& r : all)
+      edges[fill[by_to ? r.to : r.from]++]
+        = {by_to ? r.from : r.to, r.seconds};
+  };
+  csr(out.in_begin, out.in, true);
+  csr(out.out_begin, out.out, false);
+  return out;
+}
+
+void timetable::index_hops() {
+  hops = least_hops(stops.size(), patterns.data(), patterns.size(),
+                    pattern_stops.data(), times.data(), &out_begin, &out);
+}
+
 std::vector<service_day> timetable::days_around(uint16_t zone,
                                                 int64_t epoch) const {
   std::vector<service_day> days;

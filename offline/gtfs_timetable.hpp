@@ -116,6 +116,30 @@ struct footpath {
   bool listed = false;
 };
 
+/// A step of the graph lower bounds of travel time are computed over
+/// (raptor_bounds.hpp): to (or from) `stop` in at least `seconds`.
+struct hop {
+  uint32_t stop = 0;
+  int32_t seconds = 0;
+};
+
+/// Steps between stops at their least seconds, each pair of stops once:
+/// a ride between consecutive stops of a pattern (the fastest of its
+/// trips) or a footpath. CSR both ways: `in[in_begin[s]..in_begin[s+1])`
+/// are the steps into s (`stop`: where they come from), `out` those out
+/// of s.
+struct hop_graph {
+  std::vector<uint32_t> in_begin;
+  std::vector<hop> in;
+  std::vector<uint32_t> out_begin;
+  std::vector<hop> out;
+  /// Whether it is a graph of `stop_count` stops (not left empty).
+  bool covers(std::size_t stop_count) const {
+    return in_begin.size() == stop_count + 1
+           && out_begin.size() == stop_count + 1;
+  }
+};
+
 /// Where a pattern calls at a stop.
 struct stop_call {
   uint32_t pattern = 0;
@@ -191,6 +215,9 @@ public:
   /// Per stop: seconds needed to change vehicles there (transfers.txt's
   /// min_transfer_time from the stop to itself or its station), else 0.
   std::vector<int32_t> change_seconds;
+  /// The rides and footpaths at their least seconds (derived: built with
+  /// the footpaths and after reading a snapshot, never written to one).
+  hop_graph hops;
   /// Children of each station (CSR).
   std::vector<uint32_t> children_begin;
   std::vector<uint32_t> children;
@@ -266,6 +293,8 @@ public:
   /// Rebuilds the lookups by id and the spatial grid from the tables (a
   /// timetable read from a snapshot).
   void reindex();
+  /// Builds `hops` from the patterns, their times and the footpaths.
+  void index_hops();
 
 private:
   friend struct timetable_builder;
@@ -282,6 +311,15 @@ private:
   void build_grid();
   int64_t cell_of(const coordinate& c) const;
 };
+
+/// The hops of `count` patterns (their stops and trip-major times indexed
+/// from `stops` and `times`) over `stop_count` stops, and of the footpaths
+/// `walks` (CSR by `walk_begin`; may be null: rides alone).
+hop_graph least_hops(std::size_t stop_count, const pattern* patterns,
+                     std::size_t count, const pattern_stop* stops,
+                     const stop_time* times,
+                     const std::vector<uint32_t>* walk_begin = nullptr,
+                     const std::vector<footpath>* walks = nullptr);
 
 /// Lower case, Latin accents removed ("Töölö" → "toolo", "ß" → "ss"),
 /// punctuation as spaces, runs of spaces as one: for matching names.

@@ -50,11 +50,7 @@ void drop_empty_walks(std::vector<journey_leg>& legs) {
 } // namespace
 
 raptor::raptor(const timetable& tt)
-  : tt_(tt),
-    rides_(least_rides(tt.stops.size(), tt.patterns.data(),
-                       tt.patterns.size(), tt.pattern_stops.data(),
-                       tt.times.data())),
-    first_layer_pattern_(static_cast<uint32_t>(tt.patterns.size())) {
+  : tt_(tt), first_layer_pattern_(static_cast<uint32_t>(tt.patterns.size())) {
   queue_pos_.assign(tt.patterns.size(), none);
   // The timetable's calls with the pickup and drop-off rules of each
   // (queue_patterns reads them for every call of every marked stop).
@@ -256,15 +252,19 @@ TRANSITD_INLINE bool raptor::stop_ok(uint32_t s) const {
 }
 
 void raptor::bound_by_end(bool backward) {
+  // A timetable put together without its hops: no bounds, no pruning by
+  // them.
+  bounded_ = tt_.hops.covers(tt_.stops.size());
+  if (!bounded_)
+    return;
   wanted_.backward = backward;
-  wanted_.max_walk = max_walk_;
   wanted_.layer = rt_ != nullptr ? rt_->serial : 0;
   if (!(wanted_ == bounds_for_)) {
-    bounds_.start(tt_, rides_, rt_ != nullptr ? &rt_->least : nullptr,
-                  wanted_.seeds, !backward, max_walk_);
+    bounds_.start(tt_.stops.size(), tt_.hops,
+                  rt_ != nullptr ? &rt_->least : nullptr, wanted_.seeds,
+                  !backward);
     bounds_for_ = wanted_;
   }
-  bounded_ = true;
 }
 
 template <bool Backward>
@@ -367,6 +367,25 @@ void raptor::seed_walks() {
 
 void raptor::mark_running_patterns() {
   const auto P = static_cast<uint32_t>(queue_pos_.size());
+  // The same days and layer as the search before (plan_trip's later
+  // searches, most queries of an hour): the same patterns run.
+  auto layer = rt_ != nullptr ? rt_->serial : 0;
+  auto same_days = [this] {
+    if (active_days_.size() != days_.size())
+      return false;
+    for (std::size_t z = 0; z < days_.size(); ++z) {
+      if (active_days_[z].size() != days_[z].size())
+        return false;
+      for (std::size_t k = 0; k < days_[z].size(); ++k)
+        if (active_days_[z][k].day != days_[z][k].day)
+          return false;
+    }
+    return true;
+  };
+  if (active_.size() == P && active_layer_ == layer && same_days())
+    return;
+  active_days_ = days_;
+  active_layer_ = layer;
   active_.assign(P, 0);
   for (uint32_t p = 0; p < first_layer_pattern_; ++p) {
     const auto& pat = tt_.patterns[p];

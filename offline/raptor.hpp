@@ -169,8 +169,8 @@ private:
   journey_leg transit_leg(uint32_t pattern, uint32_t rank, int64_t origin,
                           uint32_t board, uint32_t alight) const;
 
-  /// Lower bounds towards the query's end (see raptor_bounds.hpp), from
-  /// the timetable's rides; computed once for the searches of one end.
+  /// Lower bounds towards the query's end (see raptor_bounds.hpp), over
+  /// the timetable's hops; computed once for the searches of one end.
   void bound_by_end(bool backward);
   /// Settles the bounds as far as the best journey so far needs.
   template <bool Backward>
@@ -187,18 +187,15 @@ private:
   static constexpr uint32_t call_drop_off = 1u << 30;
   static constexpr uint32_t call_position = call_drop_off - 1;
   std::vector<stop_call> calls_;
-  ride_edges rides_;
   travel_bounds bounds_;
-  /// What `bounds_` holds: the end's stops and seconds, the direction, the
-  /// walk limit and the realtime layer (its serial; 0: none).
+  /// What `bounds_` holds: the end's stops and seconds, the direction and
+  /// the realtime layer (its serial; 0: none).
   struct bounds_key {
     std::vector<std::pair<uint32_t, int32_t>> seeds;
     bool backward = false;
-    double max_walk = -1;
-    uint64_t layer = 0;
+    uint64_t layer = ~uint64_t{0};
     bool operator==(const bounds_key& o) const {
-      return seeds == o.seeds && backward == o.backward
-             && max_walk == o.max_walk && layer == o.layer;
+      return seeds == o.seeds && backward == o.backward && layer == o.layer;
     }
   };
   bounds_key bounds_for_;
@@ -244,6 +241,9 @@ private:
   std::vector<char> marked_;
   std::vector<char> ride_marked_;
   std::vector<uint8_t> active_;
+  /// What `active_` was marked for: the days per zone and the layer.
+  std::vector<std::vector<service_day>> active_days_;
+  uint64_t active_layer_ = ~uint64_t{0};
   // The query running.
   const journey_request* rq_ = nullptr;
   /// A one-to-all search (`reach`): no target, no walk alone.

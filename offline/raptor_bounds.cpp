@@ -4,62 +4,6 @@
 
 namespace transitd::gtfs {
 
-ride_edges least_rides(std::size_t stop_count, const pattern* patterns,
-                       std::size_t count, const pattern_stop* stops,
-                       const stop_time* times) {
-  struct ride {
-    uint32_t from;
-    uint32_t to;
-    int32_t seconds;
-  };
-  std::vector<ride> all;
-  for (std::size_t p = 0; p < count; ++p) {
-    const auto& pat = patterns[p];
-    if (pat.trip_count == 0 || pat.stop_count < 2)
-      continue;
-    const auto* ps = stops + pat.stops_begin;
-    const auto* tm = times + pat.times_begin;
-    for (uint32_t i = 0; i + 1 < pat.stop_count; ++i) {
-      if (ps[i].stop == ps[i + 1].stop)
-        continue;
-      auto least = std::numeric_limits<int32_t>::max();
-      for (uint32_t r = 0; r < pat.trip_count; ++r) {
-        const auto* trip = tm + static_cast<std::size_t>(r) * pat.stop_count;
-        least = std::min(least, trip[i + 1].arrival - trip[i].departure);
-      }
-      all.push_back({ps[i].stop, ps[i + 1].stop, std::max(0, least)});
-    }
-  }
-  // Each pair of stops once, at its least.
-  std::sort(all.begin(), all.end(), [](const ride& a, const ride& b) {
-    return a.from != b.from   ? a.from < b.from
-           : a.to != b.to     ? a.to < b.to
-                              : a.seconds < b.seconds;
-  });
-  all.erase(std::unique(all.begin(), all.end(),
-                        [](const ride& a, const ride& b) {
-                          return a.from == b.from && a.to == b.to;
-                        }),
-            all.end());
-  ride_edges out;
-  auto csr = [&](std::vector<uint32_t>& begin,
-                 std::vector<ride_edges::edge>& edges, bool by_to) {
-    begin.assign(stop_count + 1, 0);
-    for (const auto& r : all)
-      ++begin[(by_to ? r.to : r.from) + 1];
-    for (std::size_t s = 0; s < stop_count; ++s)
-      begin[s + 1] += begin[s];
-    edges.resize(all.size());
-    auto fill = begin;
-    for (const auto& r : all)
-      edges[fill[by_to ? r.to : r.from]++]
-        = {by_to ? r.from : r.to, r.seconds};
-  };
-  csr(out.in_begin, out.in, true);
-  csr(out.out_begin, out.out, false);
-  return out;
-}
-
 namespace {
 
 int bucket_of(int32_t key, int32_t last) {
@@ -70,15 +14,12 @@ int bucket_of(int32_t key, int32_t last) {
 } // namespace
 
 void travel_bounds::start(
-  const timetable& tt, const ride_edges& rides, const ride_edges* extra,
-  const std::vector<std::pair<uint32_t, int32_t>>& seeds, bool toward,
-  double max_walk) {
-  tt_ = &tt;
-  rides_ = &rides;
-  extra_ = extra;
+  std::size_t stop_count, const hop_graph& hops, const hop_graph* extra,
+  const std::vector<std::pair<uint32_t, int32_t>>& seeds, bool toward) {
+  hops_ = &hops;
+  extra_ = extra != nullptr && extra->covers(stop_count) ? extra : nullptr;
   toward_ = toward;
-  max_walk_ = max_walk;
-  seconds_.assign(tt.stops.size(), unreachable);
+  seconds_.assign(stop_count, unreachable);
   for (auto& b : buckets_)
     b.clear();
   last_ = 0;
@@ -90,9 +31,7 @@ void travel_bounds::start(
       push(s, std::max(0, t));
 }
 
-void travel_bounds::push(uint32_t s, int32_t t) {
-  if (t >= seconds_[s])
-    return;
+void travel_bounds::queue(uint32_t s, int32_t t) {
   seconds_[s] = t;
   buckets_[bucket_of(t, last_)].emplace_back(t, s);
   ++queued_;
@@ -103,14 +42,10 @@ void travel_bounds::reach(int64_t radius) {
     return;
   auto limit = static_cast<int32_t>(
     std::min<int64_t>(radius, std::numeric_limits<int32_t>::max() - 1));
-  const auto& walk_begin = toward_ ? tt_->in_begin : tt_->out_begin;
-  const auto& walks = toward_ ? tt_->in : tt_->out;
-  auto ride_over = [&](const ride_edges& e, uint32_t s, int32_t t) {
-    if (e.empty())
-      return;
-    const auto& begin = toward_ ? e.in_begin : e.out_begin;
-    const auto& list = toward_ ? e.in : e.out;
-    for (auto i = begin[s]; i < begin[s + 1]; ++i)
+  auto step = [&](const hop_graph& g, uint32_t s, int32_t t) {
+    const auto& begin = toward_ ? g.in_begin : g.out_begin;
+    const auto* list = toward_ ? g.in.data() : g.out.data();
+    for (auto i = begin[s], end = begin[s + 1]; i < end; ++i)
       push(list[i].stop, t + list[i].seconds);
   };
   while (queued_ > 0) {
@@ -137,15 +72,9 @@ void travel_bounds::reach(int64_t radius) {
       if (t != seconds_[s])
         continue; // reached shorter since
       ++settled_;
-      ride_over(*rides_, s, t);
+      step(*hops_, s, t);
       if (extra_ != nullptr)
-        ride_over(*extra_, s, t);
-      for (auto f = walk_begin[s]; f < walk_begin[s + 1]; ++f) {
-        const auto& path = walks[f];
-        if (path.meters > max_walk_ && !path.listed)
-          continue;
-        push(path.stop, t + path.seconds);
-      }
+        step(*extra_, s, t);
     }
     now.clear();
   }

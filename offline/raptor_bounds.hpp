@@ -7,10 +7,12 @@
 // behind it are not scanned.
 //
 // The bound is a shortest path (Dijkstra, from the end's stops) over a
-// graph without time: between consecutive stops of a pattern the least
-// seconds any of its trips takes, and the footpaths. Waiting, changing
-// and the rules of pickup, drop-off and access are left out, which only
-// lowers the bound, so pruning by it never loses a journey.
+// graph without time, the timetable's `hops`: between consecutive stops
+// of a pattern the least seconds any of its trips takes, and every
+// footpath (whatever the rider's walk limit), with a realtime layer's
+// rides beside them. Waiting, changing and the rules of pickup, drop-off,
+// access and walking distance are left out, which only lowers the bound,
+// so pruning by it never loses a journey.
 
 #include <algorithm>
 #include <cstdint>
@@ -21,30 +23,6 @@
 #include "transitd/offline/gtfs_timetable.hpp"
 
 namespace transitd::gtfs {
-
-/// The rides between consecutive stops of some patterns, each pair of
-/// stops once, at the least seconds any trip takes between them; as CSR
-/// both ways (into a stop, out of a stop).
-struct ride_edges {
-  struct edge {
-    uint32_t stop = 0;
-    int32_t seconds = 0;
-  };
-  /// `in[in_begin[s]..in_begin[s+1])`: the rides into s, from `stop`.
-  std::vector<uint32_t> in_begin;
-  std::vector<edge> in;
-  /// `out[out_begin[s]..out_begin[s+1])`: the rides out of s, to `stop`.
-  std::vector<uint32_t> out_begin;
-  std::vector<edge> out;
-
-  bool empty() const { return in.empty(); }
-};
-
-/// The ride edges of `count` patterns (their stops and trip-major times
-/// indexed from `stops` and `times`) over `stop_count` stops.
-ride_edges least_rides(std::size_t stop_count, const pattern* patterns,
-                       std::size_t count, const pattern_stop* stops,
-                       const stop_time* times);
 
 /// The bounds of one query's end, with their scratch space; one per
 /// router. Computed lazily: `start` seeds the search, `reach` settles the
@@ -59,14 +37,13 @@ public:
 
   /// Starts the bounds from `seeds` (the end's stops and the seconds
   /// between each and the end): seconds from each stop to the end
-  /// (`toward`: forward searches) or from the end to each stop (arrive-by).
-  /// `extra` (may be null, else kept until the next start) adds a realtime
-  /// layer's rides. Footpaths longer than `max_walk` meters count unless
-  /// listed by the agency, as in RAPTOR.
-  void start(const timetable& tt, const ride_edges& rides,
-             const ride_edges* extra,
+  /// (`toward`: forward searches) or from the end to each stop (arrive-by),
+  /// over `hops` (of `stop_count` stops) and `extra` (may be null: a
+  /// realtime layer's rides). Both are kept until the next start.
+  void start(std::size_t stop_count, const hop_graph& hops,
+             const hop_graph* extra,
              const std::vector<std::pair<uint32_t, int32_t>>& seeds,
-             bool toward, double max_walk);
+             bool toward);
   /// Settles every stop nearer than `radius` seconds (`at` is then exact
   /// for them).
   void reach(int64_t radius);
@@ -76,13 +53,16 @@ public:
   std::size_t settled() const { return settled_; }
 
 private:
-  void push(uint32_t s, int32_t t);
+  /// `s` reached in `t` seconds: queued when that is shorter.
+  void push(uint32_t s, int32_t t) {
+    if (t < seconds_[s])
+      queue(s, t);
+  }
+  void queue(uint32_t s, int32_t t);
 
-  const timetable* tt_ = nullptr;
-  const ride_edges* rides_ = nullptr;
-  const ride_edges* extra_ = nullptr;
+  const hop_graph* hops_ = nullptr;
+  const hop_graph* extra_ = nullptr;
   bool toward_ = true;
-  double max_walk_ = 0;
   /// Tentative seconds (exact once settled).
   std::vector<int32_t> seconds_;
   /// Every stop nearer than this is settled.

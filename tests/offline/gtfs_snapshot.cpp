@@ -90,6 +90,15 @@ TEST_CASE("snapshot: read back, the timetable writes the same bytes and "
           == built->stops_near(built->stops[built->pattern_stops[0].stop]
                                  .position,
                                50));
+    // The hops RAPTOR's bounds walk, rebuilt as the build made them.
+    REQUIRE(tt.hops.covers(tt.stops.size()));
+    CHECK(tt.hops.in_begin == built->hops.in_begin);
+    CHECK(tt.hops.out_begin == built->hops.out_begin);
+    CHECK(tt.hops.in.size() == built->hops.in.size());
+    for (std::size_t i = 0; i < tt.hops.in.size(); ++i)
+      if (tt.hops.in[i].stop != built->hops.in[i].stop
+          || tt.hops.in[i].seconds != built->hops.in[i].seconds)
+        FAIL("hop " << i << " differs");
     if (name == "bilingual") {
       CHECK(tt.translates("sv"));
       CHECK(tt.translated(built->stops[0].name, "sv")

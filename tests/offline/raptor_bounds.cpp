@@ -37,12 +37,12 @@ std::vector<std::pair<uint32_t, int32_t>> end_near(const timetable& tt,
   return seeds;
 }
 
-/// Counts the rides of `count` patterns and the footpaths (at most
-/// `max_walk` unless listed) that a bound does not respect: going from u
-/// to v in w seconds, toward the end (`toward`) bound(u) <= w + bound(v),
-/// from the end bound(v) <= bound(u) + w.
+/// Counts the rides of `count` patterns (up to three stops on) and the
+/// footpaths that a bound does not respect: going from u to v in w
+/// seconds, toward the end (`toward`) bound(u) <= w + bound(v), from the
+/// end bound(v) <= bound(u) + w.
 std::size_t violations(const timetable& tt, const travel_bounds& b,
-                       bool toward, double max_walk, const pattern* patterns,
+                       bool toward, const pattern* patterns,
                        std::size_t count, const pattern_stop* stops,
                        const stop_time* times, std::size_t* checked) {
   std::size_t bad = 0;
@@ -67,8 +67,7 @@ std::size_t violations(const timetable& tt, const travel_bounds& b,
   }
   for (uint32_t u = 0; u < tt.stops.size(); ++u)
     for (auto f = tt.out_begin[u]; f < tt.out_begin[u + 1]; ++f)
-      if (tt.out[f].listed || tt.out[f].meters <= max_walk)
-        check(u, tt.out[f].stop, tt.out[f].seconds);
+      check(u, tt.out[f].stop, tt.out[f].seconds);
   return bad;
 }
 
@@ -81,10 +80,8 @@ TEST_CASE("travel bounds: no ride of any trip and no footpath beats them",
                            "mta-subway-2026-09/mta-subway-gtfs.zip"}) {
     INFO(feed);
     auto tt = load(feed);
-    auto rides = least_rides(tt->stops.size(), tt->patterns.data(),
-                             tt->patterns.size(), tt->pattern_stops.data(),
-                             tt->times.data());
-    REQUIRE(!rides.empty());
+    REQUIRE(tt->hops.covers(tt->stops.size()));
+    REQUIRE(tt->hops.in.size() > tt->out.size());
     std::mt19937 rng{7};
     std::vector<uint32_t> routable;
     for (uint32_t s = 0; s < tt->stops.size(); ++s)
@@ -94,17 +91,17 @@ TEST_CASE("travel bounds: no ride of any trip and no footpath beats them",
     std::size_t reaching = 0, positive = 0;
     for (int q = 0; q < 6; ++q) {
       auto toward = q % 2 == 0;
-      double walk = q < 3 ? 500 : 1500;
+      double walk = q < 3 ? 500 : 1500; // how far the end's stops lie
       auto seeds = end_near(*tt, routable[pick(rng)], walk);
       REQUIRE(!seeds.empty());
       travel_bounds b;
-      b.start(*tt, rides, nullptr, seeds, toward, walk);
+      b.start(tt->stops.size(), tt->hops, nullptr, seeds, toward);
       b.reach(std::numeric_limits<int64_t>::max());
       // The end's own stops: no more than the walk to the end.
       for (auto [s, t] : seeds)
         CHECK(b.at(s) <= t);
       std::size_t checked = 0;
-      CHECK(violations(*tt, b, toward, walk, tt->patterns.data(),
+      CHECK(violations(*tt, b, toward, tt->patterns.data(),
                        tt->patterns.size(), tt->pattern_stops.data(),
                        tt->times.data(), &checked)
             == 0);
@@ -126,15 +123,12 @@ TEST_CASE("travel bounds settled lazily: exact below the radius, the radius "
           "beyond",
           "[raptor][bounds]") {
   auto tt = load("mta-subway-2026-09/mta-subway-gtfs.zip");
-  auto rides = least_rides(tt->stops.size(), tt->patterns.data(),
-                           tt->patterns.size(), tt->pattern_stops.data(),
-                           tt->times.data());
   auto seeds = end_near(*tt, 100, 800);
   travel_bounds full;
-  full.start(*tt, rides, nullptr, seeds, true, 800);
+  full.start(tt->stops.size(), tt->hops, nullptr, seeds, true);
   full.reach(std::numeric_limits<int64_t>::max());
   travel_bounds lazy;
-  lazy.start(*tt, rides, nullptr, seeds, true, 800);
+  lazy.start(tt->stops.size(), tt->hops, nullptr, seeds, true);
   std::size_t before = 0;
   for (int64_t radius : {0, 300, 1200, 1199, 2400, 3600, 7200}) {
     lazy.reach(radius);
@@ -203,18 +197,16 @@ TEST_CASE("travel bounds take a realtime layer's faster trips",
   auto layer = build_realtime(tt, {u}, first);
   REQUIRE(layer->counts.matched == 1);
   REQUIRE(!layer->patterns.empty());
-  REQUIRE(!layer->least.empty());
-  auto rides = least_rides(tt->stops.size(), tt->patterns.data(),
-                           tt->patterns.size(), tt->pattern_stops.data(),
-                           tt->times.data());
+  REQUIRE(layer->least.covers(tt->stops.size()));
+  REQUIRE(!layer->least.in.empty());
   auto last = tt->pattern_stops[pat.stops_begin + pat.stop_count - 1].stop;
   auto seeds = end_near(*tt, last, 300);
-  auto count_bad = [&](const ride_edges* extra) {
+  auto count_bad = [&](const hop_graph* extra) {
     travel_bounds b;
-    b.start(*tt, rides, extra, seeds, true, 300);
+    b.start(tt->stops.size(), tt->hops, extra, seeds, true);
     b.reach(std::numeric_limits<int64_t>::max());
     std::size_t checked = 0;
-    return violations(*tt, b, true, 300, layer->patterns.data(),
+    return violations(*tt, b, true, layer->patterns.data(),
                       layer->patterns.size(), layer->pattern_stops.data(),
                       layer->times.data(), &checked);
   };
