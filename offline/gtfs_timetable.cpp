@@ -164,22 +164,23 @@ hop_graph least_hops(std::size_t stop_count, const pattern* patterns,
     int32_t seconds;
   };
   std::vector<ride> all;
+  std::vector<int32_t> least;
   for (std::size_t p = 0; p < count; ++p) {
     const auto& pat = patterns[p];
     if (pat.trip_count == 0 || pat.stop_count < 2)
       continue;
     const auto* ps = stops + pat.stops_begin;
     const auto* tm = times + pat.times_begin;
-    for (uint32_t i = 0; i + 1 < pat.stop_count; ++i) {
-      if (ps[i].stop == ps[i + 1].stop)
-        continue;
-      auto least = std::numeric_limits<int32_t>::max();
-      for (uint32_t r = 0; r < pat.trip_count; ++r) {
-        const auto* trip = tm + static_cast<std::size_t>(r) * pat.stop_count;
-        least = std::min(least, trip[i + 1].arrival - trip[i].departure);
-      }
-      all.push_back({ps[i].stop, ps[i + 1].stop, std::max(0, least)});
+    // Trip by trip, as the times lie (trip-major).
+    least.assign(pat.stop_count - 1, std::numeric_limits<int32_t>::max());
+    for (uint32_t r = 0; r < pat.trip_count; ++r) {
+      const auto* trip = tm + static_cast<std::size_t>(r) * pat.stop_count;
+      for (uint32_t i = 0; i + 1 < pat.stop_count; ++i)
+        least[i] = std::min(least[i], trip[i + 1].arrival - trip[i].departure);
     }
+    for (uint32_t i = 0; i + 1 < pat.stop_count; ++i)
+      if (ps[i].stop != ps[i + 1].stop)
+        all.push_back({ps[i].stop, ps[i + 1].stop, std::max(0, least[i])});
   }
   // Every footpath, whatever a rider's walk limit: more steps only lower
   // the bounds.
@@ -188,33 +189,52 @@ hop_graph least_hops(std::size_t stop_count, const pattern* patterns,
       for (auto f = (*walk_begin)[s]; f < (*walk_begin)[s + 1]; ++f)
         all.push_back({static_cast<uint32_t>(s), (*walks)[f].stop,
                        std::max(0, (*walks)[f].seconds)});
-  // Each pair of stops once, at its least.
-  std::sort(all.begin(), all.end(), [](const ride& a, const ride& b) {
-    return a.from != b.from   ? a.from < b.from
-           : a.to != b.to     ? a.to < b.to
-                              : a.seconds < b.seconds;
-  });
-  all.erase(std::unique(all.begin(), all.end(),
-                        [](const ride& a, const ride& b) {
-                          return a.from == b.from && a.to == b.to;
-                        }),
-            all.end());
   hop_graph out;
-  auto csr = [&](std::vector<uint32_t>& begin,
-                 std::vector<hop>& edges, bool by_to) {
-    begin.assign(stop_count + 1, 0);
+  // Out of each stop: its steps grouped by where they start (counted),
+  // then each stop's few sorted, each pair of stops once at its least.
+  auto& ob = out.out_begin;
+  ob.assign(stop_count + 1, 0);
+  for (const auto& r : all)
+    ++ob[r.from + 1];
+  for (std::size_t s = 0; s < stop_count; ++s)
+    ob[s + 1] += ob[s];
+  out.out.resize(all.size());
+  {
+    auto fill = ob;
     for (const auto& r : all)
-      ++begin[(by_to ? r.to : r.from) + 1];
-    for (std::size_t s = 0; s < stop_count; ++s)
-      begin[s + 1] += begin[s];
-    edges.resize(all.size());
-    auto fill = begin;
-    for (const auto& r : all)
-      edges[fill[by_to ? r.to : r.from]++]
-        = {by_to ? r.from : r.to, r.seconds};
-  };
-  csr(out.in_begin, out.in, true);
-  csr(out.out_begin, out.out, false);
+      out.out[fill[r.from]++] = {r.to, r.seconds};
+  }
+  all.clear();
+  all.shrink_to_fit();
+  std::size_t kept = 0;
+  uint32_t begin = 0;
+  for (std::size_t s = 0; s < stop_count; ++s) {
+    auto first = out.out.begin() + begin;
+    auto last = out.out.begin() + ob[s + 1];
+    std::sort(first, last, [](const hop& a, const hop& b) {
+      return a.stop != b.stop ? a.stop < b.stop : a.seconds < b.seconds;
+    });
+    begin = ob[s + 1];
+    ob[s] = static_cast<uint32_t>(kept);
+    for (auto it = first; it != last; ++it)
+      if (it == first || it->stop != (it - 1)->stop)
+        out.out[kept++] = *it;
+  }
+  ob[stop_count] = static_cast<uint32_t>(kept);
+  out.out.resize(kept);
+  out.out.shrink_to_fit();
+  // Into each stop: the same steps, counted by where they end.
+  auto& ib = out.in_begin;
+  ib.assign(stop_count + 1, 0);
+  for (const auto& h : out.out)
+    ++ib[h.stop + 1];
+  for (std::size_t s = 0; s < stop_count; ++s)
+    ib[s + 1] += ib[s];
+  out.in.resize(out.out.size());
+  auto fill = ib;
+  for (uint32_t s = 0; s < stop_count; ++s)
+    for (auto i = ob[s]; i < ob[s + 1]; ++i)
+      out.in[fill[out.out[i].stop]++] = {s, out.out[i].seconds};
   return out;
 }
 
