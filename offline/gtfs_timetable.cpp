@@ -155,9 +155,7 @@ void timetable::finish(double footpath_radius) {
 
 hop_graph least_hops(std::size_t stop_count, const pattern* patterns,
                      std::size_t count, const pattern_stop* stops,
-                     const stop_time* times,
-                     const std::vector<uint32_t>* walk_begin,
-                     const std::vector<footpath>* walks) {
+                     const stop_time* times) {
   struct ride {
     uint32_t from;
     uint32_t to;
@@ -182,13 +180,6 @@ hop_graph least_hops(std::size_t stop_count, const pattern* patterns,
       if (ps[i].stop != ps[i + 1].stop)
         all.push_back({ps[i].stop, ps[i + 1].stop, std::max(0, least[i])});
   }
-  // Every footpath, whatever a rider's walk limit: more steps only lower
-  // the bounds.
-  if (walk_begin != nullptr && walks != nullptr)
-    for (std::size_t s = 0; s + 1 < walk_begin->size(); ++s)
-      for (auto f = (*walk_begin)[s]; f < (*walk_begin)[s + 1]; ++f)
-        all.push_back({static_cast<uint32_t>(s), (*walks)[f].stop,
-                       std::max(0, (*walks)[f].seconds)});
   hop_graph out;
   // Out of each stop: its steps grouped by where they start (counted),
   // then each stop's few sorted, each pair of stops once at its least.
@@ -240,7 +231,14 @@ hop_graph least_hops(std::size_t stop_count, const pattern* patterns,
 
 void timetable::index_hops() {
   hops = least_hops(stops.size(), patterns.data(), patterns.size(),
-                    pattern_stops.data(), times.data(), &out_begin, &out);
+                    pattern_stops.data(), times.data());
+  call_rules.resize(calls.size());
+  for (std::size_t c = 0; c < calls.size(); ++c) {
+    const auto& ps = pattern_stops[patterns[calls[c].pattern].stops_begin
+                                   + calls[c].position];
+    call_rules[c] = static_cast<uint8_t>((ps.pickup ? may_board : 0)
+                                         | (ps.drop_off ? may_alight : 0));
+  }
 }
 
 std::vector<service_day> timetable::days_around(uint16_t zone,

@@ -123,9 +123,9 @@ struct hop {
   int32_t seconds = 0;
 };
 
-/// Steps between stops at their least seconds, each pair of stops once:
-/// a ride between consecutive stops of a pattern (the fastest of its
-/// trips) or a footpath. CSR both ways: `in[in_begin[s]..in_begin[s+1])`
+/// Rides between stops at their least seconds, each pair of stops once:
+/// between consecutive stops of a pattern, the fastest of its trips. CSR
+/// both ways: `in[in_begin[s]..in_begin[s+1])`
 /// are the steps into s (`stop`: where they come from), `out` those out
 /// of s.
 struct hop_graph {
@@ -215,9 +215,16 @@ public:
   /// Per stop: seconds needed to change vehicles there (transfers.txt's
   /// min_transfer_time from the stop to itself or its station), else 0.
   std::vector<int32_t> change_seconds;
-  /// The rides and footpaths at their least seconds (derived: built with
-  /// the footpaths and after reading a snapshot, never written to one).
+  /// The rides between consecutive stops at their least seconds
+  /// (derived: built with the patterns and after reading a snapshot,
+  /// never written to one).
   hop_graph hops;
+  /// Per call (`calls`), what a passenger may do there: `may_board`,
+  /// `may_alight` (derived, as `hops`; RAPTOR reads it beside the call
+  /// instead of the pattern's stop).
+  static constexpr uint8_t may_board = 1;
+  static constexpr uint8_t may_alight = 2;
+  std::vector<uint8_t> call_rules;
   /// Children of each station (CSR).
   std::vector<uint32_t> children_begin;
   std::vector<uint32_t> children;
@@ -293,7 +300,7 @@ public:
   /// Rebuilds the lookups by id and the spatial grid from the tables (a
   /// timetable read from a snapshot).
   void reindex();
-  /// Builds `hops` from the patterns, their times and the footpaths.
+  /// Builds `hops` and `call_rules` from the patterns and their times.
   void index_hops();
 
 private:
@@ -313,13 +320,10 @@ private:
 };
 
 /// The hops of `count` patterns (their stops and trip-major times indexed
-/// from `stops` and `times`) over `stop_count` stops, and of the footpaths
-/// `walks` (CSR by `walk_begin`; may be null: rides alone).
+/// from `stops` and `times`) over `stop_count` stops.
 hop_graph least_hops(std::size_t stop_count, const pattern* patterns,
                      std::size_t count, const pattern_stop* stops,
-                     const stop_time* times,
-                     const std::vector<uint32_t>* walk_begin = nullptr,
-                     const std::vector<footpath>* walks = nullptr);
+                     const stop_time* times);
 
 /// Lower case, Latin accents removed ("Töölö" → "toolo", "ß" → "ss"),
 /// punctuation as spaces, runs of spaces as one: for matching names.

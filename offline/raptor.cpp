@@ -52,16 +52,6 @@ void drop_empty_walks(std::vector<journey_leg>& legs) {
 raptor::raptor(const timetable& tt)
   : tt_(tt), first_layer_pattern_(static_cast<uint32_t>(tt.patterns.size())) {
   queue_pos_.assign(tt.patterns.size(), none);
-  // The timetable's calls with the pickup and drop-off rules of each
-  // (queue_patterns reads them for every call of every marked stop).
-  calls_.reserve(tt.calls.size());
-  for (const auto& c : tt.calls) {
-    const auto& ps
-      = tt.pattern_stops[tt.patterns[c.pattern].stops_begin + c.position];
-    calls_.push_back({c.pattern, c.position
-                                   | (ps.pickup ? call_pickup : 0u)
-                                   | (ps.drop_off ? call_drop_off : 0u)});
-  }
 }
 
 const pattern& raptor::pattern_at(uint32_t p) const {
@@ -260,9 +250,8 @@ void raptor::bound_by_end(bool backward) {
   wanted_.backward = backward;
   wanted_.layer = rt_ != nullptr ? rt_->serial : 0;
   if (!(wanted_ == bounds_for_)) {
-    bounds_.start(tt_.stops.size(), tt_.hops,
-                  rt_ != nullptr ? &rt_->least : nullptr, wanted_.seeds,
-                  !backward);
+    bounds_.start(tt_, rt_ != nullptr ? &rt_->least : nullptr,
+                  wanted_.seeds, !backward);
     bounds_for_ = wanted_;
   }
 }
@@ -487,13 +476,8 @@ raptor::catch_trip(uint32_t p_index, const pattern& p, const stop_time* times,
 template <bool Backward>
 void raptor::queue_patterns() {
   queued_.clear();
-  auto queue = [&](const stop_call& call) {
-    auto [p, pos] = call;
-    if (active_[p] == 0)
-      return; // not running on the days of this query
-    const auto& ps = stops_of(p)[pos];
-    if (Backward ? !ps.drop_off : !ps.pickup)
-      return;
+  // Pattern p from position pos on (backward: up to it).
+  auto place = [&](uint32_t p, uint32_t pos) {
     auto& q = queue_pos_[p];
     if (q == none) {
       queued_.push_back(p);
@@ -502,21 +486,31 @@ void raptor::queue_patterns() {
       q = Backward ? std::max(q, pos) : std::min(q, pos);
     }
   };
-  constexpr uint32_t allowed = Backward ? call_drop_off : call_pickup;
+  // A call of a pattern that runs on the query's days, where one may
+  // board (backward: alight).
+  auto queue = [&](const stop_call& call) {
+    auto [p, pos] = call;
+    if (active_[p] == 0)
+      return;
+    const auto& ps = stops_of(p)[pos];
+    if (Backward ? ps.drop_off : ps.pickup)
+      place(p, pos);
+  };
+  constexpr uint8_t allowed
+    = Backward ? timetable::may_alight : timetable::may_board;
+  // The timetable's rules lie beside its calls (one put together by hand
+  // may lack them: then they are read from the patterns' stops).
+  const bool ruled = tt_.call_rules.size() == tt_.calls.size();
   for (auto s : marked_list_) {
     marked_[s] = 0;
     for (auto c = tt_.calls_begin[s]; c < tt_.calls_begin[s + 1]; ++c) {
-      auto [p, flagged] = calls_[c];
-      if ((flagged & allowed) == 0 || active_[p] == 0)
+      if (!ruled) {
+        queue(tt_.calls[c]);
         continue;
-      auto pos = flagged & call_position;
-      auto& q = queue_pos_[p];
-      if (q == none) {
-        queued_.push_back(p);
-        q = pos;
-      } else {
-        q = Backward ? std::max(q, pos) : std::min(q, pos);
       }
+      auto [p, pos] = tt_.calls[c];
+      if ((tt_.call_rules[c] & allowed) != 0 && active_[p] != 0)
+        place(p, pos);
     }
     if (rt_)
       for (auto c = rt_->calls_begin[s]; c < rt_->calls_begin[s + 1]; ++c)

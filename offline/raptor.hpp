@@ -181,12 +181,6 @@ private:
   bool promising(uint32_t s, int64_t t, int64_t dest_best) const;
 
   const timetable& tt_;
-  /// The timetable's calls (`calls_begin` indexes them), each position
-  /// with its stop's pickup and drop-off rules in the top bits.
-  static constexpr uint32_t call_pickup = 1u << 31;
-  static constexpr uint32_t call_drop_off = 1u << 30;
-  static constexpr uint32_t call_position = call_drop_off - 1;
-  std::vector<stop_call> calls_;
   travel_bounds bounds_;
   /// What `bounds_` holds: the end's stops and seconds, the direction and
   /// the realtime layer (its serial; 0: none).

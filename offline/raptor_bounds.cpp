@@ -14,9 +14,10 @@ int bucket_of(int32_t key, int32_t last) {
 } // namespace
 
 void travel_bounds::start(
-  std::size_t stop_count, const hop_graph& hops, const hop_graph* extra,
+  const timetable& tt, const hop_graph* extra,
   const std::vector<std::pair<uint32_t, int32_t>>& seeds, bool toward) {
-  hops_ = &hops;
+  const auto stop_count = tt.stops.size();
+  tt_ = &tt;
   extra_ = extra != nullptr && extra->covers(stop_count) ? extra : nullptr;
   toward_ = toward;
   seconds_.assign(stop_count, unreachable);
@@ -48,6 +49,8 @@ void travel_bounds::reach(int64_t radius) {
     for (auto i = begin[s], end = begin[s + 1]; i < end; ++i)
       push(list[i].stop, t + list[i].seconds);
   };
+  const auto& walk_begin = toward_ ? tt_->in_begin : tt_->out_begin;
+  const auto* walks = toward_ ? tt_->in.data() : tt_->out.data();
   while (queued_ > 0) {
     if (buckets_[0].empty()) {
       // The least key moves down every entry of the first bucket in use.
@@ -72,9 +75,13 @@ void travel_bounds::reach(int64_t radius) {
       if (t != seconds_[s])
         continue; // reached shorter since
       ++settled_;
-      step(*hops_, s, t);
+      step(tt_->hops, s, t);
       if (extra_ != nullptr)
         step(*extra_, s, t);
+      // Every footpath, whatever the rider's walk limit: more steps only
+      // lower the bounds.
+      for (auto f = walk_begin[s], end = walk_begin[s + 1]; f < end; ++f)
+        push(walks[f].stop, t + walks[f].seconds);
     }
     now.clear();
   }

@@ -38,10 +38,9 @@ public:
   /// Starts the bounds from `seeds` (the end's stops and the seconds
   /// between each and the end): seconds from each stop to the end
   /// (`toward`: forward searches) or from the end to each stop (arrive-by),
-  /// over `hops` (of `stop_count` stops) and `extra` (may be null: a
-  /// realtime layer's rides). Both are kept until the next start.
-  void start(std::size_t stop_count, const hop_graph& hops,
-             const hop_graph* extra,
+  /// over the timetable's rides (`hops`) and footpaths, and `extra` (may be
+  /// null: a realtime layer's rides). All are kept until the next start.
+  void start(const timetable& tt, const hop_graph* extra,
              const std::vector<std::pair<uint32_t, int32_t>>& seeds,
              bool toward);
   /// Settles every stop nearer than `radius` seconds (`at` is then exact
@@ -60,7 +59,7 @@ private:
   }
   void queue(uint32_t s, int32_t t);
 
-  const hop_graph* hops_ = nullptr;
+  const timetable* tt_ = nullptr;
   const hop_graph* extra_ = nullptr;
   bool toward_ = true;
   /// Tentative seconds (exact once settled).

@@ -90,7 +90,10 @@ TEST_CASE("snapshot: read back, the timetable writes the same bytes and "
           == built->stops_near(built->stops[built->pattern_stops[0].stop]
                                  .position,
                                50));
-    // The hops RAPTOR's bounds walk, rebuilt as the build made them.
+    // The hops RAPTOR's bounds walk and the rules beside the calls,
+    // rebuilt as the build made them.
+    CHECK(tt.call_rules == built->call_rules);
+    CHECK(tt.call_rules.size() == tt.calls.size());
     REQUIRE(tt.hops.covers(tt.stops.size()));
     CHECK(tt.hops.in_begin == built->hops.in_begin);
     CHECK(tt.hops.out_begin == built->hops.out_begin);
