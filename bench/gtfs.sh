@@ -50,7 +50,7 @@ tmp=$(mktemp -d)
   --gtfs nyc="$root/tests/fixtures/upstream/gtfs/mta-subway-2026-09/mta-subway-gtfs.zip" \
   --clock 2026-10-14T08:30:00-04:00 >"$tmp/daemon.log" 2>&1 &
 daemon=$!
-trap 'kill $daemon 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'kill $daemon 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$tmp"' EXIT
 port=""
 for _ in $(seq 1 100); do
   port=$(ss -ltnp 2>/dev/null | awk -v pid="pid=$daemon," '$0 ~ pid {split($4,a,":"); print a[length(a)]; exit}')

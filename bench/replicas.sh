@@ -24,7 +24,7 @@ port=$((20000 + RANDOM % 12000))
 redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no \
   --dir "$work" >"$work/redis.log" 2>&1 &
 redis=$!
-trap 'kill $redis 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill $redis 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 1 100); do
   (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
   sleep 0.05
