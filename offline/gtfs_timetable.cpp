@@ -161,8 +161,13 @@ hop_graph least_hops(std::size_t stop_count, const pattern* patterns,
     uint32_t to;
     int32_t seconds;
   };
+  // A ride between two stops that takes longer than a week is no ride a
+  // bound needs (a bound may be lower than the truth, never higher); and
+  // times out of order give none below 0. In 64 bits: a snapshot's times
+  // are checked for their place, not their values.
+  constexpr int64_t longest = 7 * 86400;
   std::vector<ride> all;
-  std::vector<int32_t> least;
+  std::vector<int64_t> least;
   for (std::size_t p = 0; p < count; ++p) {
     const auto& pat = patterns[p];
     if (pat.trip_count == 0 || pat.stop_count < 2)
@@ -170,15 +175,17 @@ hop_graph least_hops(std::size_t stop_count, const pattern* patterns,
     const auto* ps = stops + pat.stops_begin;
     const auto* tm = times + pat.times_begin;
     // Trip by trip, as the times lie (trip-major).
-    least.assign(pat.stop_count - 1, std::numeric_limits<int32_t>::max());
+    least.assign(pat.stop_count - 1, longest);
     for (uint32_t r = 0; r < pat.trip_count; ++r) {
       const auto* trip = tm + static_cast<std::size_t>(r) * pat.stop_count;
       for (uint32_t i = 0; i + 1 < pat.stop_count; ++i)
-        least[i] = std::min(least[i], trip[i + 1].arrival - trip[i].departure);
+        least[i] = std::min(least[i], int64_t{trip[i + 1].arrival}
+                                        - int64_t{trip[i].departure});
     }
     for (uint32_t i = 0; i + 1 < pat.stop_count; ++i)
       if (ps[i].stop != ps[i + 1].stop)
-        all.push_back({ps[i].stop, ps[i + 1].stop, std::max(0, least[i])});
+        all.push_back({ps[i].stop, ps[i + 1].stop,
+                       static_cast<int32_t>(std::max<int64_t>(0, least[i]))});
   }
   hop_graph out;
   // Out of each stop: its steps grouped by where they start (counted),

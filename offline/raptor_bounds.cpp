@@ -29,7 +29,7 @@ void travel_bounds::start(
   settled_ = 0;
   for (auto [s, t] : seeds)
     if (s < seconds_.size())
-      push(s, std::max(0, t));
+      push(s, std::max<int64_t>(0, t));
 }
 
 void travel_bounds::queue(uint32_t s, int32_t t) {
@@ -47,7 +47,7 @@ void travel_bounds::reach(int64_t radius) {
     const auto& begin = toward_ ? g.in_begin : g.out_begin;
     const auto* list = toward_ ? g.in.data() : g.out.data();
     for (auto i = begin[s], end = begin[s + 1]; i < end; ++i)
-      push(list[i].stop, t + list[i].seconds);
+      push(list[i].stop, int64_t{t} + list[i].seconds);
   };
   const auto& walk_begin = toward_ ? tt_->in_begin : tt_->out_begin;
   const auto* walks = toward_ ? tt_->in.data() : tt_->out.data();
@@ -81,7 +81,7 @@ void travel_bounds::reach(int64_t radius) {
       // Every footpath, whatever the rider's walk limit: more steps only
       // lower the bounds.
       for (auto f = walk_begin[s], end = walk_begin[s + 1]; f < end; ++f)
-        push(walks[f].stop, t + walks[f].seconds);
+        push(walks[f].stop, int64_t{t} + std::max(0, walks[f].seconds));
     }
     now.clear();
   }

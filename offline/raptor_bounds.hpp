@@ -52,10 +52,12 @@ public:
   std::size_t settled() const { return settled_; }
 
 private:
-  /// `s` reached in `t` seconds: queued when that is shorter.
-  void push(uint32_t s, int32_t t) {
+  /// `s` reached in `t` seconds: queued when that is shorter (`t` in 64
+  /// bits: a sum of steps, capped below `unreachable`).
+  void push(uint32_t s, int64_t t) {
     if (t < seconds_[s])
-      queue(s, t);
+      queue(s, static_cast<int32_t>(
+                 std::min<int64_t>(t, int64_t{unreachable} - 1)));
   }
   void queue(uint32_t s, int32_t t);
 
