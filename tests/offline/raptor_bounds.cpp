@@ -218,3 +218,47 @@ TEST_CASE("travel bounds take a realtime layer's faster trips",
   auto again = build_realtime(tt, {u}, first);
   CHECK(again->serial != layer->serial);
 }
+
+TEST_CASE("the hops of times out of order or at the ends of their range: "
+          "none below 0 or above a week, no overflow",
+          "[raptor][bounds]") {
+  // Two patterns of three stops, as a damaged snapshot could hold them:
+  // times running backward, and times at the ends of 32 bits.
+  std::vector<pattern> patterns(2);
+  patterns[0].stops_begin = 0;
+  patterns[0].stop_count = 3;
+  patterns[0].trip_count = 2;
+  patterns[0].times_begin = 0;
+  patterns[1].stops_begin = 3;
+  patterns[1].stop_count = 3;
+  patterns[1].trip_count = 1;
+  patterns[1].times_begin = 6;
+  std::vector<pattern_stop> stops(6);
+  for (uint32_t i = 0; i < 6; ++i)
+    stops[i].stop = i % 3 + (i < 3 ? 0 : 3);
+  constexpr auto lo = std::numeric_limits<int32_t>::min();
+  constexpr auto hi = std::numeric_limits<int32_t>::max();
+  std::vector<stop_time> times = {
+    {0, 600},  {300, 300}, {900, 900}, // trip 0: 1 → 2 runs backward
+    {0, 0},    {60, 120},  {400, 400}, // trip 1: the fastest, 60 and 280 s
+    {0, lo},   {hi, hi},   {lo, lo},   // pattern 1: the ends of the range
+  };
+  auto hops = least_hops(6, patterns.data(), patterns.size(), stops.data(),
+                         times.data());
+  REQUIRE(hops.covers(6));
+  auto seconds = [&](uint32_t from, uint32_t to) {
+    for (auto i = hops.out_begin[from]; i < hops.out_begin[from + 1]; ++i)
+      if (hops.out[i].stop == to)
+        return hops.out[i].seconds;
+    return -1;
+  };
+  CHECK(seconds(0, 1) == 0);  // min(300 - 600 → 0, 60)
+  CHECK(seconds(1, 2) == 280); // min(600, 280)
+  CHECK(seconds(3, 4) == 7 * 86400);
+  CHECK(seconds(4, 5) == 0);
+  // The same both ways.
+  CHECK(hops.in.size() == hops.out.size());
+  for (uint32_t s = 0; s < 6; ++s)
+    for (auto i = hops.in_begin[s]; i < hops.in_begin[s + 1]; ++i)
+      CHECK(seconds(hops.in[i].stop, s) == hops.in[i].seconds);
+}
