@@ -558,7 +558,14 @@ TEST_CASE("the shared bucket and hold-off on a real Redis",
   test::redis_server server;
   auto endpoint = parse_redis_url(server.url());
   REQUIRE(endpoint);
-  redis_link link{*endpoint, {}};
+  // The scripts' rules are what is tested, not the link's deadlines: a
+  // server just started on a loaded machine (sanitizers, a PostgreSQL
+  // test starting beside it) may take longer than the default 250 ms to
+  // load the first script.
+  redis_link_options generous;
+  generous.connect_timeout_ms = 3000;
+  generous.command_timeout_ms = 3000;
+  redis_link link{*endpoint, generous};
   // A bucket made afresh starts empty and quiet for a second (the
   // replicas' own shares may have spent it).
   auto fresh = parse_bucket_reply(
