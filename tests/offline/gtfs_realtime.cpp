@@ -16,6 +16,7 @@
 #include "transitd/offline/gtfs_answers.hpp"
 #include "transitd/providers/gtfs_feed_actor.hpp"
 #include "transitd/offline/gtfs_reader.hpp"
+#include "support/fixture_feeds.hpp"
 
 using namespace transitd;
 using namespace transitd::gtfs;
@@ -23,12 +24,7 @@ using namespace transitd::gtfs;
 namespace {
 
 std::shared_ptr<const timetable> load(const std::string& path) {
-  auto tt = load_timetable(
-    "t", std::vector<std::string>{std::string{TRANSITD_FIXTURES_DIR} + "/gtfs/"
-                                  + path});
-  if (!tt)
-    FAIL(tt.error().message);
-  return *tt;
+  return test::load_fixture_feed(path);
 }
 
 gtfs_rt::feed decode_file(const std::string& path) {

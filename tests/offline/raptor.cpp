@@ -11,6 +11,7 @@
 
 #include "transitd/offline/gtfs_reader.hpp"
 #include "transitd/offline/gtfs_realtime.hpp"
+#include "support/fixture_feeds.hpp"
 #include "support/csa_reference.hpp"
 
 using namespace transitd;
@@ -19,12 +20,7 @@ using namespace transitd::gtfs;
 namespace {
 
 std::shared_ptr<const timetable> load(const std::string& path) {
-  auto tt = load_timetable(
-    "t", std::vector<std::string>{std::string{TRANSITD_FIXTURES_DIR} + "/gtfs/"
-                                  + path});
-  if (!tt)
-    FAIL(tt.error().message);
-  return *tt;
+  return test::load_fixture_feed(path);
 }
 
 /// Whether transfers.txt lists the walk from `a` to `b` (the agency's own
