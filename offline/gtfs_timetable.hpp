@@ -123,8 +123,10 @@ struct hop {
   int32_t seconds = 0;
 };
 
-/// Rides between stops at their least seconds, each pair of stops once:
-/// between consecutive stops of a pattern, the fastest of its trips. CSR
+/// Steps between stops at their least seconds, each pair of stops once:
+/// rides between consecutive stops of a pattern (the fastest of its
+/// trips) and, in a timetable's `hops`, its footpaths thinned for the
+/// bounds (see `timetable::index_hops`). CSR
 /// both ways: `in[in_begin[s]..in_begin[s+1])`
 /// are the steps into s (`stop`: where they come from), `out` those out
 /// of s.
@@ -215,9 +217,13 @@ public:
   /// Per stop: seconds needed to change vehicles there (transfers.txt's
   /// min_transfer_time from the stop to itself or its station), else 0.
   std::vector<int32_t> change_seconds;
-  /// The rides between consecutive stops at their least seconds
-  /// (derived: built with the patterns and after reading a snapshot,
-  /// never written to one).
+  /// The rides between consecutive stops at their least seconds, and the
+  /// footpaths thinned: one is left out when the kept ones walk between
+  /// its stops (over one or two of them) in at most 1.25 times its
+  /// seconds, and the kept ones count their seconds divided by 1.25, so
+  /// no footpath is shorter than the hops between its stops (derived:
+  /// built with the patterns and after reading a snapshot, never written
+  /// to one).
   hop_graph hops;
   /// Per call (`calls`), what a passenger may do there: `may_board`,
   /// `may_alight` (derived, as `hops`; RAPTOR reads it beside the call
@@ -300,7 +306,8 @@ public:
   /// Rebuilds the lookups by id and the spatial grid from the tables (a
   /// timetable read from a snapshot).
   void reindex();
-  /// Builds `hops` and `call_rules` from the patterns and their times.
+  /// Builds `hops` and `call_rules` from the patterns, their times and
+  /// the footpaths.
   void index_hops();
 
 private:

@@ -52,6 +52,7 @@ void drop_empty_walks(std::vector<journey_leg>& legs) {
 raptor::raptor(const timetable& tt)
   : tt_(tt), first_layer_pattern_(static_cast<uint32_t>(tt.patterns.size())) {
   queue_pos_.assign(tt.patterns.size(), none);
+  queue_end_.assign(tt.patterns.size(), none);
 }
 
 const pattern& raptor::pattern_at(uint32_t p) const {
@@ -222,8 +223,10 @@ void raptor::prepare(const journey_request& rq) {
           : nullptr;
   const auto P = first_layer_pattern_
                  + static_cast<uint32_t>(rt_ ? rt_->patterns.size() : 0);
-  if (queue_pos_.size() != P)
+  if (queue_pos_.size() != P) {
     queue_pos_.assign(P, none);
+    queue_end_.assign(P, none);
+  }
   days_.resize(tt_.zones.size());
   for (uint16_t z = 0; z < tt_.zones.size(); ++z)
     days_[z] = tt_.days_around(z, rq.time);
@@ -392,6 +395,43 @@ void raptor::mark_running_patterns() {
       if (zone_days[k].day == day)
         active_[p] |= static_cast<uint8_t>(1u << k);
   }
+  // Each stop's calls of the patterns running, where one may board and
+  // where one may alight: on a day, a few of a feed's patterns run (a
+  // sixth of New York's calls), and the rounds read only these.
+  const auto S = tt_.stops.size();
+  const bool ruled = tt_.call_rules.size() == tt_.calls.size();
+  for (int way = 0; way < 2; ++way) {
+    auto& list = running_calls_[way];
+    auto& begin = running_begin_[way];
+    const uint8_t allowed = way == 0 ? timetable::may_board
+                                     : timetable::may_alight;
+    auto may = [&](const pattern_stop& ps) {
+      return way == 0 ? ps.pickup : ps.drop_off;
+    };
+    list.clear();
+    begin.assign(S + 1, 0);
+    for (std::size_t s = 0; s < S; ++s) {
+      begin[s] = static_cast<uint32_t>(list.size());
+      for (auto c = tt_.calls_begin[s]; c < tt_.calls_begin[s + 1]; ++c) {
+        const auto& call = tt_.calls[c];
+        if (active_[call.pattern] == 0)
+          continue;
+        // A timetable put together by hand may lack the rules beside its
+        // calls: then they are read from the patterns' stops.
+        if (ruled ? (tt_.call_rules[c] & allowed) != 0
+                  : may(stops_of(call.pattern)[call.position]))
+          list.push_back(call);
+      }
+      if (rt_ != nullptr)
+        for (auto c = rt_->calls_begin[s]; c < rt_->calls_begin[s + 1]; ++c) {
+          const auto& call = rt_->calls[c];
+          if (active_[call.pattern] != 0
+              && may(stops_of(call.pattern)[call.position]))
+            list.push_back(call);
+        }
+    }
+    begin[S] = static_cast<uint32_t>(list.size());
+  }
 }
 
 // The scan's innermost steps: inlined where they are called (profiled:
@@ -479,42 +519,22 @@ void raptor::queue_patterns() {
   // Pattern p from position pos on (backward: up to it).
   auto place = [&](uint32_t p, uint32_t pos) {
     auto& q = queue_pos_[p];
+    auto& e = queue_end_[p];
     if (q == none) {
       queued_.push_back(p);
       q = pos;
+      e = pos;
     } else {
       q = Backward ? std::max(q, pos) : std::min(q, pos);
+      e = Backward ? std::min(e, pos) : std::max(e, pos);
     }
   };
-  // A call of a pattern that runs on the query's days, where one may
-  // board (backward: alight).
-  auto queue = [&](const stop_call& call) {
-    auto [p, pos] = call;
-    if (active_[p] == 0)
-      return;
-    const auto& ps = stops_of(p)[pos];
-    if (Backward ? ps.drop_off : ps.pickup)
-      place(p, pos);
-  };
-  constexpr uint8_t allowed
-    = Backward ? timetable::may_alight : timetable::may_board;
-  // The timetable's rules lie beside its calls (one put together by hand
-  // may lack them: then they are read from the patterns' stops).
-  const bool ruled = tt_.call_rules.size() == tt_.calls.size();
+  const auto& begin = running_begin_[Backward ? 1 : 0];
+  const auto& list = running_calls_[Backward ? 1 : 0];
   for (auto s : marked_list_) {
     marked_[s] = 0;
-    for (auto c = tt_.calls_begin[s]; c < tt_.calls_begin[s + 1]; ++c) {
-      if (!ruled) {
-        queue(tt_.calls[c]);
-        continue;
-      }
-      auto [p, pos] = tt_.calls[c];
-      if ((tt_.call_rules[c] & allowed) != 0 && active_[p] != 0)
-        place(p, pos);
-    }
-    if (rt_)
-      for (auto c = rt_->calls_begin[s]; c < rt_->calls_begin[s + 1]; ++c)
-        queue(rt_->calls[c]);
+    for (auto c = begin[s]; c < begin[s + 1]; ++c)
+      place(list[c].pattern, list[c].position);
   }
   marked_list_.clear();
 }
@@ -530,6 +550,8 @@ void raptor::scan_pattern(uint32_t p_index, std::size_t base,
   const auto* p_stops = stops_of(p_index);
   const auto* p_times = times_of(p_index);
   auto start = queue_pos_[p_index];
+  // Where a trip may last be boarded: the last stop marked.
+  auto last_boarding = queue_end_[p_index];
   queue_pos_[p_index] = none;
   std::optional<caught> trip;
   uint32_t caught_at = 0;
@@ -567,6 +589,19 @@ void raptor::scan_pattern(uint32_t p_index, std::size_t base,
           caught_at = i;
         }
       }
+    }
+    // Past the last stop to board at, the trip ridden is all there is;
+    // once it can no longer beat the best journey at a stop, it cannot at
+    // any stop after (a trip takes at least the hops between its stops,
+    // and a stop's bound is at most a hop plus the next stop's).
+    if (Backward ? i <= last_boarding : i >= last_boarding) {
+      if (!trip)
+        break;
+      const auto& at = p_times[trip->rank * p.stop_count + i];
+      if (!promising<Backward>(
+            s, trip->origin + (Backward ? at.arrival : at.departure),
+            dest_best))
+        break;
     }
   }
 }
@@ -607,6 +642,7 @@ void raptor::walk_on(std::size_t base) {
   };
   const auto& begin = Backward ? tt_.in_begin : tt_.out_begin;
   const auto& list = Backward ? tt_.in : tt_.out;
+ 
   for (auto s : rode_) {
     auto r = ride_[base + s];
     // A bound is no more than a walk plus the bound beyond it: a ride

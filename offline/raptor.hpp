@@ -231,10 +231,17 @@ private:
   std::vector<uint32_t> target_stops_;
   std::vector<uint32_t> touched_;
   std::vector<uint32_t> queue_pos_;
+  /// The other end of a queued pattern's marked stops: the last one
+  /// (backward: the first), after which no trip is boarded.
+  std::vector<uint32_t> queue_end_;
   std::vector<uint32_t> queued_;
   std::vector<char> marked_;
   std::vector<char> ride_marked_;
   std::vector<uint8_t> active_;
+  /// Per stop, the calls of the patterns in `active_` (the timetable's and
+  /// the layer's) where one may board ([0]) and alight ([1]), CSR.
+  std::vector<uint32_t> running_begin_[2];
+  std::vector<stop_call> running_calls_[2];
   /// What `active_` was marked for: the days per zone and the layer.
   std::vector<std::vector<service_day>> active_days_;
   uint64_t active_layer_ = ~uint64_t{0};

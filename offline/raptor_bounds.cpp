@@ -49,8 +49,6 @@ void travel_bounds::reach(int64_t radius) {
     for (auto i = begin[s], end = begin[s + 1]; i < end; ++i)
       push(list[i].stop, int64_t{t} + list[i].seconds);
   };
-  const auto& walk_begin = toward_ ? tt_->in_begin : tt_->out_begin;
-  const auto* walks = toward_ ? tt_->in.data() : tt_->out.data();
   while (queued_ > 0) {
     if (buckets_[0].empty()) {
       // The least key moves down every entry of the first bucket in use.
@@ -78,10 +76,6 @@ void travel_bounds::reach(int64_t radius) {
       step(tt_->hops, s, t);
       if (extra_ != nullptr)
         step(*extra_, s, t);
-      // Every footpath, whatever the rider's walk limit: more steps only
-      // lower the bounds.
-      for (auto f = walk_begin[s], end = walk_begin[s + 1]; f < end; ++f)
-        push(walks[f].stop, int64_t{t} + std::max(0, walks[f].seconds));
     }
     now.clear();
   }

@@ -8,11 +8,12 @@
 //
 // The bound is a shortest path (Dijkstra, from the end's stops) over a
 // graph without time, the timetable's `hops`: between consecutive stops
-// of a pattern the least seconds any of its trips takes, and every
-// footpath (whatever the rider's walk limit), with a realtime layer's
-// rides beside them. Waiting, changing and the rules of pickup, drop-off,
-// access and walking distance are left out, which only lowers the bound,
-// so pruning by it never loses a journey.
+// of a pattern the least seconds any of its trips takes, and the
+// footpaths (whatever the rider's walk limit), thinned so that every
+// footpath is matched by a walk over the kept ones no longer than it,
+// with a realtime layer's rides beside them. Waiting, changing and the
+// rules of pickup, drop-off, access and walking distance are left out,
+// which only lowers the bound, so pruning by it never loses a journey.
 
 #include <algorithm>
 #include <cstdint>
@@ -38,7 +39,7 @@ public:
   /// Starts the bounds from `seeds` (the end's stops and the seconds
   /// between each and the end): seconds from each stop to the end
   /// (`toward`: forward searches) or from the end to each stop (arrive-by),
-  /// over the timetable's rides (`hops`) and footpaths, and `extra` (may be
+  /// over the timetable's rides and footpaths (`hops`), and `extra` (may be
   /// null: a realtime layer's rides). All are kept until the next start.
   void start(const timetable& tt, const hop_graph* extra,
              const std::vector<std::pair<uint32_t, int32_t>>& seeds,

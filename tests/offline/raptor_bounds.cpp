@@ -115,6 +115,41 @@ TEST_CASE("travel bounds: no ride of any trip and no footpath beats them",
   }
 }
 
+TEST_CASE("travel bounds walk fewer footpaths, each matched by the ones "
+          "kept",
+          "[raptor][bounds]") {
+  auto tt = load("mta-subway-2026-09/mta-subway-gtfs.zip");
+  REQUIRE(tt->out.size() > 1000);
+  // The rides alone, to tell the footpaths kept among the hops.
+  auto rides = least_hops(tt->stops.size(), tt->patterns.data(),
+                          tt->patterns.size(), tt->pattern_stops.data(),
+                          tt->times.data());
+  REQUIRE(tt->hops.out.size() > rides.out.size());
+  auto walks = tt->hops.out.size() - rides.out.size();
+  // Thinned: under the footpaths (a pair both ridden and walked
+  // counts once, so this counts at least the walks kept).
+  CHECK(walks < tt->out.size() * 8 / 10);
+  // Every footpath sampled is walked in the bounds in no more than its
+  // seconds: from its far end, its near end's bound is at most them.
+  std::mt19937 rng{11};
+  std::uniform_int_distribution<std::size_t> pick(0, tt->out.size() - 1);
+  std::vector<uint32_t> from(tt->out.size());
+  for (uint32_t u = 0; u < tt->stops.size(); ++u)
+    for (auto f = tt->out_begin[u]; f < tt->out_begin[u + 1]; ++f)
+      from[f] = u;
+  std::size_t longer = 0;
+  for (int k = 0; k < 300; ++k) {
+    auto f = pick(rng);
+    const auto& path = tt->out[f];
+    travel_bounds b;
+    b.start(*tt, nullptr, {{path.stop, 0}}, true);
+    b.reach(std::numeric_limits<int64_t>::max());
+    if (b.at(from[f]) > std::max(0, path.seconds))
+      ++longer;
+  }
+  CHECK(longer == 0);
+}
+
 TEST_CASE("travel bounds settled lazily: exact below the radius, the radius "
           "beyond",
           "[raptor][bounds]") {
