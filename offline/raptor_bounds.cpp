@@ -4,15 +4,6 @@
 
 namespace transitd::gtfs {
 
-namespace {
-
-int bucket_of(int32_t key, int32_t last) {
-  auto diff = static_cast<uint32_t>(key ^ last);
-  return diff == 0 ? 0 : 32 - __builtin_clz(diff);
-}
-
-} // namespace
-
 void travel_bounds::start(
   const timetable& tt, const hop_graph* extra,
   const std::vector<std::pair<uint32_t, int32_t>>& seeds, bool toward) {
@@ -21,10 +12,13 @@ void travel_bounds::start(
   extra_ = extra != nullptr && extra->covers(stop_count) ? extra : nullptr;
   toward_ = toward;
   seconds_.assign(stop_count, unreachable);
-  for (auto& b : buckets_)
-    b.clear();
-  last_ = 0;
-  queued_ = 0;
+  slots_.resize(wheel);
+  for (auto& slot : slots_)
+    slot.clear();
+  far_.clear();
+  far_least_ = unreachable;
+  now_ = 0;
+  in_wheel_ = 0;
   radius_ = 0;
   settled_ = 0;
   for (auto [s, t] : seeds)
@@ -34,50 +28,84 @@ void travel_bounds::start(
 
 void travel_bounds::queue(uint32_t s, int32_t t) {
   seconds_[s] = t;
-  buckets_[bucket_of(t, last_)].emplace_back(t, s);
-  ++queued_;
+  if (t - now_ < wheel) {
+    slots_[static_cast<std::size_t>(t) & (wheel - 1)].push_back(s);
+    ++in_wheel_;
+  } else {
+    far_.emplace_back(t, s);
+    far_least_ = std::min<int64_t>(far_least_, t);
+  }
+}
+
+void travel_bounds::pull_far() {
+  far_least_ = unreachable;
+  std::size_t kept = 0;
+  for (auto [t, s] : far_) {
+    if (t != seconds_[s])
+      continue; // reached shorter since (and queued then)
+    if (t - now_ < wheel) {
+      slots_[static_cast<std::size_t>(t) & (wheel - 1)].push_back(s);
+      ++in_wheel_;
+    } else {
+      far_[kept++] = {t, s};
+      far_least_ = std::min<int64_t>(far_least_, t);
+    }
+  }
+  far_.resize(kept);
 }
 
 void travel_bounds::reach(int64_t radius) {
   if (radius <= radius_ || radius_ == unreachable)
     return;
-  auto limit = static_cast<int32_t>(
-    std::min<int64_t>(radius, std::numeric_limits<int32_t>::max() - 1));
+  const int64_t limit
+    = std::min<int64_t>(radius, std::numeric_limits<int32_t>::max() - 1);
   auto step = [&](const hop_graph& g, uint32_t s, int32_t t) {
     const auto& begin = toward_ ? g.in_begin : g.out_begin;
     const auto* list = toward_ ? g.in.data() : g.out.data();
     for (auto i = begin[s], end = begin[s + 1]; i < end; ++i)
       push(list[i].stop, int64_t{t} + list[i].seconds);
   };
-  while (queued_ > 0) {
-    if (buckets_[0].empty()) {
-      // The least key moves down every entry of the first bucket in use.
-      int i = 1;
-      while (buckets_[i].empty())
-        ++i;
-      auto& from = buckets_[i];
-      last_ = std::min_element(from.begin(), from.end())->first;
-      for (auto e : from)
-        buckets_[bucket_of(e.first, last_)].push_back(e);
-      from.clear();
+  for (;;) {
+    if (in_wheel_ == 0) {
+      if (far_.empty())
+        break;
+      // Nothing near: on to the least key further out.
+      now_ = std::max(now_, far_least_);
+      pull_far();
+      if (in_wheel_ == 0)
+        break; // only keys reached shorter since were left
     }
-    if (last_ >= limit) {
-      radius_ = limit;
+    // The next slot in use (each key below `now_ + wheel` is in the
+    // wheel, so the first slot in use holds the least key).
+    while (slots_[static_cast<std::size_t>(now_) & (wheel - 1)].empty()) {
+      ++now_;
+      if (now_ + wheel > far_least_)
+        pull_far();
+    }
+    if (now_ >= limit) {
+      radius_ = static_cast<int32_t>(limit);
       return;
     }
-    // Settle every stop at `last_` (a ride of 0 s adds to the bucket).
-    auto& now = buckets_[0];
-    for (std::size_t k = 0; k < now.size(); ++k) {
-      auto [t, s] = now[k];
-      --queued_;
-      if (t != seconds_[s])
+    // Settle every stop at `now_` (a ride of 0 s adds to the slot).
+    auto& slot = slots_[static_cast<std::size_t>(now_) & (wheel - 1)];
+    const auto t = static_cast<int32_t>(now_);
+    for (std::size_t k = 0; k < slot.size(); ++k) {
+      auto s = slot[k];
+      --in_wheel_;
+      if (seconds_[s] != t)
         continue; // reached shorter since
       ++settled_;
       step(tt_->hops, s, t);
       if (extra_ != nullptr)
         step(*extra_, s, t);
     }
-    now.clear();
+    slot.clear();
+    if (now_ + 1 + wheel > far_least_) {
+      ++now_;
+      pull_far();
+    } else {
+      ++now_;
+    }
   }
   radius_ = unreachable; // every stop that can reach the end is settled
 }

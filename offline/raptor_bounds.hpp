@@ -70,11 +70,21 @@ private:
   /// Every stop nearer than this is settled.
   int32_t radius_ = 0;
   std::size_t settled_ = 0;
-  /// A radix heap (monotone: no key below the last popped): bucket i
-  /// holds the keys whose highest bit differing from `last_` is bit i-1.
-  std::vector<std::pair<int32_t, uint32_t>> buckets_[33];
-  int32_t last_ = 0;
-  std::size_t queued_ = 0;
+  /// A bucket queue (Dial's; keys are whole seconds and never fall below
+  /// the last settled): a wheel of one-second slots for the keys within
+  /// `wheel` seconds of `now_`, each slot the stops queued at that key,
+  /// and the few keys further out (long rides) in `far_` until the wheel
+  /// reaches them.
+  static constexpr int64_t wheel = 4096;
+  std::vector<std::vector<uint32_t>> slots_;
+  std::vector<std::pair<int32_t, uint32_t>> far_;
+  /// The least key in `far_` (unreachable: none).
+  int64_t far_least_ = unreachable;
+  /// Every key below is settled.
+  int64_t now_ = 0;
+  std::size_t in_wheel_ = 0;
+  /// Moves the keys of `far_` the wheel now reaches into it.
+  void pull_far();
 };
 
 } // namespace transitd::gtfs
