@@ -7,6 +7,7 @@
 #include <deque>
 #include <filesystem>
 #include <thread>
+#include <unordered_map>
 
 #include <caf/actor_system.hpp>
 #include <caf/send.hpp>
@@ -622,6 +623,12 @@ struct feed_state {
     bool due = false;
   };
   std::deque<waiting_search> speculative;
+  /// The primary plan searches running or queued on a router, by id.
+  std::unordered_map<std::string, int32_t> primaries;
+  /// Whether an itinerary of this feed can be disrupted at all: only with
+  /// realtime sources (delays, cancellations). Without, a speculative
+  /// search is needed only when its primary finds nothing.
+  bool can_disrupt() const { return !options.realtime.empty(); }
 };
 
 using feed_pointer = feed_actor::stateful_pointer<feed_state>;
@@ -725,6 +732,11 @@ void run_on(feed_pointer self, std::size_t i, Query q,
 /// search once started could not see it before it ends).
 void start_speculative(feed_pointer self) {
   auto& st = self->state;
+  // Without realtime, one waits for its primary's answer (an empty one
+  // starts it), not for an idle router: beside its primary it would only
+  // slow it down (the two share the caches and the memory).
+  if (!st.can_disrupt())
+    return;
   for (auto it = st.speculative.begin(); it != st.speculative.end();) {
     auto i = least_busy(st.busy);
     if (st.busy[i] > 0)
@@ -739,15 +751,31 @@ void start_speculative(feed_pointer self) {
   }
 }
 
-/// The primary of `id` answered: its speculative search, still waiting,
-/// becomes due (after the grace, unless cancelled).
-void primary_answered(feed_pointer self, const std::string& id) {
+/// The primary of `id` answered (`empty`: without an itinerary): its
+/// speculative search, still waiting, runs at once when the answer is
+/// empty (its call needs it for certain), else becomes due (after the
+/// grace, unless cancelled).
+void primary_answered(feed_pointer self, const std::string& id, bool empty) {
+  if (id.empty())
+    return;
+  auto& st = self->state;
+  if (auto p = st.primaries.find(id);
+      p != st.primaries.end() && --p->second <= 0)
+    st.primaries.erase(p);
   auto relaxed = id + ":relaxed";
-  for (auto& w : self->state.speculative)
-    if (w.query.context.correlation_id == relaxed && !w.due) {
-      w.due = true;
-      self->delayed_send(self, search_grace, feed_search_due{relaxed});
+  for (auto it = st.speculative.begin(); it != st.speculative.end(); ++it) {
+    if (it->query.context.correlation_id != relaxed || it->due)
+      continue;
+    if (empty) {
+      auto next = std::move(*it);
+      st.speculative.erase(it);
+      run_on(self, least_busy(st.busy), std::move(next.query),
+             std::move(next.promise));
+      return;
     }
+    it->due = true;
+    self->delayed_send(self, search_grace, feed_search_due{relaxed});
+  }
 }
 
 template <class Query, class Result>
@@ -758,8 +786,10 @@ void run_on(feed_pointer self, std::size_t i, Query q,
   // answers (a reach query has none).
   std::string id;
   if constexpr (std::is_same_v<Query, trip_plan_query>)
-    if (!speculative(q))
+    if (!speculative(q)) {
       id = q.context.correlation_id;
+      ++st.primaries[id];
+    }
   ++st.busy[i];
   // No timeout of its own: the call's deadline is kept above (a router
   // always answers; a cancelled search stops at its next round).
@@ -767,14 +797,17 @@ void run_on(feed_pointer self, std::size_t i, Query q,
     .then(
       [self, i, rp, id](Result& answer) mutable {
         --self->state.busy[i];
+        bool empty = false;
+        if constexpr (std::is_same_v<Result, trip_plans>)
+          empty = answer.itineraries.empty();
         rp.deliver(std::move(answer));
-        primary_answered(self, id);
+        primary_answered(self, id, empty);
         start_speculative(self);
       },
       [self, i, rp, id](caf::error& err) mutable {
         --self->state.busy[i];
         rp.deliver(std::move(err));
-        primary_answered(self, id);
+        primary_answered(self, id, false);
         start_speculative(self);
       });
 }
@@ -907,10 +940,21 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
       st.flags->open(q.context.correlation_id); // the router closes it
       auto rp = self->make_response_promise<trip_plans>();
       auto i = least_busy(st.busy);
-      if (speculative(q) && st.busy[i] > 0)
-        st.speculative.push_back({std::move(q), rp});
-      else
+      if (speculative(q) && (st.busy[i] > 0 || !st.can_disrupt())) {
+        const auto& id = q.context.correlation_id;
+        constexpr std::string_view suffix = ":relaxed";
+        auto primary = id.substr(0, id.size() - suffix.size());
+        bool due = false;
+        if (!st.can_disrupt() && st.primaries.count(primary) == 0) {
+          // Its primary answered already (or never came): after the grace
+          // it runs, unless the cancel of a content planner comes first.
+          due = true;
+          self->delayed_send(self, search_grace, feed_search_due{id});
+        }
+        st.speculative.push_back({std::move(q), rp, due});
+      } else {
         run_on(self, i, std::move(q), rp);
+      }
       return rp;
     },
     [self](stop_lookup& q) -> caf::result<stop_place> {

@@ -54,11 +54,15 @@ trip_plan_query a_to_b(std::string id) {
 }
 
 struct fixture : test::deterministic_fixture {
-  fixture() {
+  /// A feed of `routers` routers; `realtime`: with a realtime source (one
+  /// that never answers: only whether the feed has one matters here).
+  explicit fixture(std::size_t routers = 1, bool realtime = false) {
     gtfs_feed_options options;
     options.name = "t";
     options.preloaded = one_line();
-    options.routers = 1;
+    options.routers = routers;
+    if (realtime)
+      options.realtime = {"/nonexistent/transitd-test/trip-updates.pb"};
     slot = std::make_shared<feed_slot>("t");
     feed = spawn_gtfs_feed(sys, options, slot);
     sched.run();
@@ -358,9 +362,80 @@ TEST_CASE_METHOD(fixture,
   REQUIRE(relaxed);
   CHECK(relaxed->itineraries.size() == 1);
   CHECK(counter(*this, feed, "feed.t.plans") == 2);
-  // Alone on an idle router, a speculative search starts at once.
+  // Without realtime, one whose primary is not running waits its grace
+  // too (the primary answered already, or never came).
   self->send(feed, a_to_b("e:relaxed"));
+  sched.run();
+  CHECK(self->mailbox().empty());
+  CHECK(counter(*this, feed, "feed.t.plans") == 2);
+  REQUIRE(sched.trigger_timeouts() > 0);
   sched.run();
   REQUIRE(answer());
   CHECK(counter(*this, feed, "feed.t.plans") == 3);
+}
+
+namespace {
+
+/// Two routers, without realtime.
+struct two_routers : fixture {
+  two_routers() : fixture(2, false) {}
+};
+
+/// Two routers, with a realtime source.
+struct two_routers_realtime : fixture {
+  two_routers_realtime() : fixture(2, true) {}
+};
+
+} // namespace
+
+TEST_CASE_METHOD(two_routers,
+                 "FEED without realtime: a speculative search waits for its "
+                 "primary's answer, not for an idle router; an empty answer "
+                 "starts it at once",
+                 "[gtfs][feed][actor][speculative]") {
+  // No itinerary of this feed can be disrupted: beside a healthy primary
+  // the relaxed search is not run, though a router is idle.
+  self->send(feed, a_to_b("f"));
+  self->send(feed, a_to_b("f:relaxed"));
+  sched.run();
+  auto primary = answer();
+  REQUIRE(primary);
+  CHECK(primary->itineraries.size() == 1);
+  CHECK(self->mailbox().empty());
+  CHECK(counter(*this, feed, "feed.t.plans") == 1);
+  self->send(feed, cancel_call{"f:relaxed"});
+  sched.run();
+  auto relaxed = answer();
+  REQUIRE_FALSE(relaxed);
+  CHECK(to_failure(relaxed.error()).code == ec::cancelled);
+  // A primary that finds nothing: its call needs the relaxed search, which
+  // runs at once, without waiting for a grace.
+  auto nowhere = [](std::string id) {
+    auto q = a_to_b(std::move(id));
+    q.to = {61.500, 24.900}; // no stop within walking distance
+    return q;
+  };
+  self->send(feed, nowhere("g"));
+  self->send(feed, nowhere("g:relaxed"));
+  sched.run();
+  auto empty = answer();
+  REQUIRE(empty);
+  CHECK(empty->itineraries.empty());
+  REQUIRE_FALSE(self->mailbox().empty()); // the relaxed one's answer too
+  auto second = answer();
+  REQUIRE(second);
+  CHECK(counter(*this, feed, "feed.t.plans") == 3);
+}
+
+TEST_CASE_METHOD(two_routers_realtime,
+                 "FEED with realtime: a speculative search starts beside its "
+                 "primary on an idle router",
+                 "[gtfs][feed][actor][speculative]") {
+  self->send(feed, a_to_b("h"));
+  self->send(feed, a_to_b("h:relaxed"));
+  sched.run();
+  REQUIRE(answer());
+  REQUIRE_FALSE(self->mailbox().empty()); // both ran, without a grace
+  REQUIRE(answer());
+  CHECK(counter(*this, feed, "feed.t.plans") == 2);
 }
