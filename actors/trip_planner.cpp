@@ -51,7 +51,7 @@ void send_relaxed(planner_pointer self, const call_ptr& call);
 /// The relaxed query's own correlation id: cancelling it leaves the
 /// primary's upstream work alone.
 std::string relaxed_id(const call_ptr& call) {
-  return call->request.context.correlation_id + ":relaxed";
+  return transitd::relaxed_id(call->request.context.correlation_id);
 }
 
 void fail(const call_ptr& call, caf::error err) {

@@ -13,6 +13,7 @@
 
 #include "transitd/actors/rate_limiter.hpp"
 #include "transitd/messages/time.hpp"
+#include "transitd/messages/trips.hpp"
 #include "transitd/providers/upstream_http.hpp"
 
 namespace transitd {
@@ -46,12 +47,7 @@ enum class verdict { none, success, failure };
 /// The call's key in the breaker's window: its correlation id, its relaxed
 /// sub-query counted with it.
 std::string breaker_call(const http_call& call) {
-  std::string_view id = call.context.correlation_id;
-  constexpr std::string_view relaxed = ":relaxed";
-  if (id.size() > relaxed.size()
-      && id.substr(id.size() - relaxed.size()) == relaxed)
-    id.remove_suffix(relaxed.size());
-  return std::string{id};
+  return std::string{call_id_of(call.context.correlation_id)};
 }
 
 /// The query's key: the same request counts once, whoever sends it.

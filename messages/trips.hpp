@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "transitd/messages/common.hpp"
@@ -222,6 +223,29 @@ typename Inspector::result_type inspect(Inspector& f, plan_trip_reply& x) {
   return f(x.origin, x.destination, x.requested_type, x.requested_time,
            x.constraints, x.itineraries, x.realtime_used, x.data_freshness,
            x.warnings, x.correlation_id, x.deduplicated_from, x.timezone);
+}
+
+/// A plan_trip's relaxed query (D12) goes out under its call's
+/// correlation id with this suffix: cancelling it leaves the primary's
+/// work alone, and a breaker or a feed can tell the two apart.
+inline constexpr std::string_view relaxed_suffix = ":relaxed";
+
+/// The relaxed query's correlation id for call `id`.
+inline std::string relaxed_id(std::string_view id) {
+  return std::string{id} + std::string{relaxed_suffix};
+}
+
+/// Whether `id` is a relaxed query's.
+inline bool is_relaxed_id(std::string_view id) {
+  return id.size() > relaxed_suffix.size()
+         && id.substr(id.size() - relaxed_suffix.size()) == relaxed_suffix;
+}
+
+/// The call's id: `id` without the relaxed suffix, if it has one.
+inline std::string_view call_id_of(std::string_view id) {
+  if (is_relaxed_id(id))
+    id.remove_suffix(relaxed_suffix.size());
+  return id;
 }
 
 /// Journey planner query (one upstream planConnection).

@@ -219,27 +219,23 @@ void walk_steps(std::size_t stop_count, const std::vector<uint32_t>& begin,
   // The kept footpaths out of each stop, shortest first (they are kept in
   // the order of their seconds).
   std::vector<std::vector<hop>> kept(stop_count);
+  // A kept footpath from `from` to `to` within `budget` seconds.
+  auto direct = [&kept](uint32_t from, uint32_t to, int64_t budget) {
+    for (const auto& h : kept[from]) {
+      if (h.seconds > budget)
+        return false;
+      if (h.stop == to)
+        return true;
+    }
+    return false;
+  };
   for (const auto& w : walks) {
     const int64_t reach = int64_t{w.seconds} * num / den;
-    bool covered = false;
+    bool covered = direct(w.from, w.to, reach);
     for (const auto& first : kept[w.from]) {
-      if (first.seconds > reach)
+      if (covered || first.seconds > reach)
         break;
-      if (first.stop == w.to) {
-        covered = true;
-        break;
-      }
-      auto left = reach - first.seconds;
-      for (const auto& second : kept[first.stop]) {
-        if (second.seconds > left)
-          break;
-        if (second.stop == w.to) {
-          covered = true;
-          break;
-        }
-      }
-      if (covered)
-        break;
+      covered = direct(first.stop, w.to, reach - first.seconds);
     }
     if (covered)
       continue;

@@ -54,6 +54,12 @@ void travel_bounds::pull_far() {
   far_.resize(kept);
 }
 
+void travel_bounds::advance() {
+  ++now_;
+  if (now_ + wheel > far_least_)
+    pull_far();
+}
+
 void travel_bounds::reach(int64_t radius) {
   if (radius <= radius_ || radius_ == unreachable)
     return;
@@ -77,11 +83,8 @@ void travel_bounds::reach(int64_t radius) {
     }
     // The next slot in use (each key below `now_ + wheel` is in the
     // wheel, so the first slot in use holds the least key).
-    while (slots_[static_cast<std::size_t>(now_) & (wheel - 1)].empty()) {
-      ++now_;
-      if (now_ + wheel > far_least_)
-        pull_far();
-    }
+    while (slots_[static_cast<std::size_t>(now_) & (wheel - 1)].empty())
+      advance();
     if (now_ >= limit) {
       radius_ = static_cast<int32_t>(limit);
       return;
@@ -100,12 +103,7 @@ void travel_bounds::reach(int64_t radius) {
         step(*extra_, s, t);
     }
     slot.clear();
-    if (now_ + 1 + wheel > far_least_) {
-      ++now_;
-      pull_far();
-    } else {
-      ++now_;
-    }
+    advance();
   }
   radius_ = unreachable; // every stop that can reach the end is settled
 }

@@ -85,6 +85,8 @@ private:
   std::size_t in_wheel_ = 0;
   /// Moves the keys of `far_` the wheel now reaches into it.
   void pull_far();
+  /// On to the next second, pulling in what the wheel then reaches.
+  void advance();
 };
 
 } // namespace transitd::gtfs

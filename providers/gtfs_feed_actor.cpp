@@ -633,13 +633,15 @@ struct feed_state {
 
 using feed_pointer = feed_actor::stateful_pointer<feed_state>;
 
-/// A plan query sent before anyone knows it is needed (its call's relaxed
-/// query, "<id>:relaxed").
+/// A plan query sent before anyone knows it is needed: its call's relaxed
+/// query.
 bool speculative(const trip_plan_query& q) {
-  const auto& id = q.context.correlation_id;
-  constexpr std::string_view suffix = ":relaxed";
-  return id.size() > suffix.size()
-         && std::string_view{id}.substr(id.size() - suffix.size()) == suffix;
+  return is_relaxed_id(q.context.correlation_id);
+}
+
+/// The id of a speculative query's primary.
+std::string primary_of(const trip_plan_query& q) {
+  return std::string{call_id_of(q.context.correlation_id)};
 }
 
 /// How long a speculative search whose primary has answered waits for the
@@ -762,9 +764,8 @@ void primary_answered(feed_pointer self, const std::string& id, bool empty) {
   if (auto p = st.primaries.find(id);
       p != st.primaries.end() && --p->second <= 0)
     st.primaries.erase(p);
-  auto relaxed = id + ":relaxed";
   for (auto it = st.speculative.begin(); it != st.speculative.end(); ++it) {
-    if (it->query.context.correlation_id != relaxed || it->due)
+    if (it->due || primary_of(it->query) != id)
       continue;
     if (empty) {
       auto next = std::move(*it);
@@ -774,7 +775,8 @@ void primary_answered(feed_pointer self, const std::string& id, bool empty) {
       return;
     }
     it->due = true;
-    self->delayed_send(self, search_grace, feed_search_due{relaxed});
+    self->delayed_send(self, search_grace,
+                       feed_search_due{it->query.context.correlation_id});
   }
 }
 
@@ -941,15 +943,13 @@ feed_actor::behavior_type feed_behavior(feed_pointer self) {
       auto rp = self->make_response_promise<trip_plans>();
       auto i = least_busy(st.busy);
       if (speculative(q) && (st.busy[i] > 0 || !st.can_disrupt())) {
-        const auto& id = q.context.correlation_id;
-        constexpr std::string_view suffix = ":relaxed";
-        auto primary = id.substr(0, id.size() - suffix.size());
         bool due = false;
-        if (!st.can_disrupt() && st.primaries.count(primary) == 0) {
+        if (!st.can_disrupt() && st.primaries.count(primary_of(q)) == 0) {
           // Its primary answered already (or never came): after the grace
           // it runs, unless the cancel of a content planner comes first.
           due = true;
-          self->delayed_send(self, search_grace, feed_search_due{id});
+          self->delayed_send(self, search_grace,
+                             feed_search_due{q.context.correlation_id});
         }
         st.speculative.push_back({std::move(q), rp, due});
       } else {

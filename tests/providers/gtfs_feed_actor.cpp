@@ -79,16 +79,40 @@ struct fixture : test::deterministic_fixture {
     return out;
   }
 
-  int64_t cancelled_plans() {
+  /// FEED's counter `feed.t.NAME` (-1: none).
+  int64_t count(const std::string& name) {
     self->send(feed, get_counters{});
     sched.run();
     int64_t n = -1;
     self->receive([&](counters& c) {
-      for (const auto& [name, value] : c.values)
-        if (name == "feed.t.cancelled_plans")
+      for (const auto& [key, value] : c.values)
+        if (key == "feed.t." + name)
           n = value;
     });
     return n;
+  }
+  int64_t cancelled_plans() { return count("cancelled_plans"); }
+  /// Searches run.
+  int64_t plans() { return count("plans"); }
+
+  /// Sends plan query `q` and its call's relaxed query, as a planner does,
+  /// and runs what they start.
+  void send_with_relaxed(trip_plan_query q) {
+    auto relaxed = q;
+    relaxed.context.correlation_id = relaxed_id(q.context.correlation_id);
+    self->send(feed, std::move(q));
+    self->send(feed, std::move(relaxed));
+    sched.run();
+  }
+
+  /// A content planner cancels the waiting search `id`: it is answered
+  /// at once, as cancelled.
+  void check_cancelled(const std::string& id) {
+    self->send(feed, cancel_call{id});
+    sched.run();
+    auto cancelled = answer();
+    REQUIRE_FALSE(cancelled);
+    CHECK(to_failure(cancelled.error()).code == ec::cancelled);
   }
 
   std::shared_ptr<feed_slot> slot;
@@ -302,57 +326,32 @@ TEST_CASE("feed loads with snapshots: written fresh, read while the sources "
   fs::remove_all(dir);
 }
 
-namespace {
-
-int64_t counter(test::deterministic_fixture& f, const feed_actor& feed,
-                const std::string& name) {
-  f.self->send(feed, get_counters{});
-  f.sched.run();
-  int64_t n = -1;
-  f.self->receive([&](counters& c) {
-    for (const auto& [key, value] : c.values)
-      if (key == name)
-        n = value;
-  });
-  return n;
-}
-
-} // namespace
-
 TEST_CASE_METHOD(fixture,
                  "FEED: a speculative search waits for an idle router; the "
                  "cancel its healthy primary brings ends it unstarted",
                  "[gtfs][feed][actor][speculative]") {
   // One router: the primary takes it, the relaxed query waits.
-  self->send(feed, a_to_b("c"));
-  self->send(feed, a_to_b("c:relaxed"));
-  sched.run();
+  send_with_relaxed(a_to_b("c"));
   auto primary = answer();
   REQUIRE(primary);
   CHECK(primary->itineraries.size() == 1);
   // The primary answered: the relaxed one waits for its grace, unstarted.
   CHECK(self->mailbox().empty());
-  CHECK(counter(*this, feed, "feed.t.plans") == 1);
+  CHECK(plans() == 1);
   // The planner, content with the primary, cancels it: answered at once.
-  self->send(feed, cancel_call{"c:relaxed"});
-  sched.run();
-  auto relaxed = answer();
-  REQUIRE_FALSE(relaxed);
-  CHECK(to_failure(relaxed.error()).code == ec::cancelled);
+  check_cancelled("c:relaxed");
   // Its grace ends with nothing left to run.
   sched.trigger_timeouts();
   sched.run();
   CHECK(self->mailbox().empty());
-  CHECK(counter(*this, feed, "feed.t.plans") == 1);
+  CHECK(plans() == 1);
 }
 
 TEST_CASE_METHOD(fixture,
                  "FEED: a speculative search its call needs after all runs "
                  "once its grace ends; on an idle router one runs at once",
                  "[gtfs][feed][actor][speculative]") {
-  self->send(feed, a_to_b("d"));
-  self->send(feed, a_to_b("d:relaxed"));
-  sched.run();
+  send_with_relaxed(a_to_b("d"));
   REQUIRE(answer());
   CHECK(self->mailbox().empty());
   // No cancel (a disrupted primary): after the grace it runs.
@@ -361,17 +360,17 @@ TEST_CASE_METHOD(fixture,
   auto relaxed = answer();
   REQUIRE(relaxed);
   CHECK(relaxed->itineraries.size() == 1);
-  CHECK(counter(*this, feed, "feed.t.plans") == 2);
+  CHECK(plans() == 2);
   // Without realtime, one whose primary is not running waits its grace
   // too (the primary answered already, or never came).
   self->send(feed, a_to_b("e:relaxed"));
   sched.run();
   CHECK(self->mailbox().empty());
-  CHECK(counter(*this, feed, "feed.t.plans") == 2);
+  CHECK(plans() == 2);
   REQUIRE(sched.trigger_timeouts() > 0);
   sched.run();
   REQUIRE(answer());
-  CHECK(counter(*this, feed, "feed.t.plans") == 3);
+  CHECK(plans() == 3);
 }
 
 namespace {
@@ -395,47 +394,34 @@ TEST_CASE_METHOD(two_routers,
                  "[gtfs][feed][actor][speculative]") {
   // No itinerary of this feed can be disrupted: beside a healthy primary
   // the relaxed search is not run, though a router is idle.
-  self->send(feed, a_to_b("f"));
-  self->send(feed, a_to_b("f:relaxed"));
-  sched.run();
+  send_with_relaxed(a_to_b("f"));
   auto primary = answer();
   REQUIRE(primary);
   CHECK(primary->itineraries.size() == 1);
   CHECK(self->mailbox().empty());
-  CHECK(counter(*this, feed, "feed.t.plans") == 1);
-  self->send(feed, cancel_call{"f:relaxed"});
-  sched.run();
-  auto relaxed = answer();
-  REQUIRE_FALSE(relaxed);
-  CHECK(to_failure(relaxed.error()).code == ec::cancelled);
+  CHECK(plans() == 1);
+  check_cancelled("f:relaxed");
   // A primary that finds nothing: its call needs the relaxed search, which
   // runs at once, without waiting for a grace.
-  auto nowhere = [](std::string id) {
-    auto q = a_to_b(std::move(id));
-    q.to = {61.500, 24.900}; // no stop within walking distance
-    return q;
-  };
-  self->send(feed, nowhere("g"));
-  self->send(feed, nowhere("g:relaxed"));
-  sched.run();
+  auto nowhere = a_to_b("g");
+  nowhere.to = {61.500, 24.900}; // no stop within walking distance
+  send_with_relaxed(nowhere);
   auto empty = answer();
   REQUIRE(empty);
   CHECK(empty->itineraries.empty());
   REQUIRE_FALSE(self->mailbox().empty()); // the relaxed one's answer too
   auto second = answer();
   REQUIRE(second);
-  CHECK(counter(*this, feed, "feed.t.plans") == 3);
+  CHECK(plans() == 3);
 }
 
 TEST_CASE_METHOD(two_routers_realtime,
                  "FEED with realtime: a speculative search starts beside its "
                  "primary on an idle router",
                  "[gtfs][feed][actor][speculative]") {
-  self->send(feed, a_to_b("h"));
-  self->send(feed, a_to_b("h:relaxed"));
-  sched.run();
+  send_with_relaxed(a_to_b("h"));
   REQUIRE(answer());
   REQUIRE_FALSE(self->mailbox().empty()); // both ran, without a grace
   REQUIRE(answer());
-  CHECK(counter(*this, feed, "feed.t.plans") == 2);
+  CHECK(plans() == 2);
 }
