@@ -844,6 +844,22 @@ void drop_unworthy(std::vector<journey>& all, bool arrive_by) {
             all.end());
 }
 
+void drop_dominated(std::vector<journey>& all) {
+  auto beats = [](const journey& k, const journey& j) {
+    return k.departure >= j.departure && k.arrival <= j.arrival
+           && k.rides <= j.rides
+           && (k.departure > j.departure || k.arrival < j.arrival
+               || k.rides < j.rides);
+  };
+  std::vector<journey> kept;
+  kept.reserve(all.size());
+  for (auto& j : all)
+    if (std::none_of(all.begin(), all.end(),
+                     [&](const journey& k) { return beats(k, j); }))
+      kept.push_back(std::move(j));
+  all = std::move(kept);
+}
+
 std::vector<journey> plan_journeys(raptor& router,
                                    const journey_request& request,
                                    std::size_t count) {
@@ -875,6 +891,7 @@ std::vector<journey> plan_journeys(raptor& router,
         all.push_back(std::move(j));
     }
     drop_unworthy(all, request.arrive_by);
+    drop_dominated(all);
     if (!next)
       break;
     rq.time = *next;

@@ -280,11 +280,17 @@ int64_t fewer_rides_slack(const journey& fastest);
 /// extra time exceeds `fewer_rides_slack`.
 void drop_unworthy(std::vector<journey>& all, bool arrive_by);
 
+/// Removes the journeys another one beats: leaving no earlier, arriving no
+/// later, with no more rides, and better in one of them (say, a longer
+/// walk to an earlier stop of the same train, found by an earlier search).
+void drop_dominated(std::vector<journey>& all);
+
 /// Up to `count` journeys: the Pareto set of `request`, then of later
 /// departures (earlier arrivals, arrive-by), all leaving within
 /// `later_search_window` of the asked time, until `count` are found or
 /// four searches ran. Fewer-ride journeys not worth their extra time are
-/// dropped (`drop_unworthy`). Sorted by arrival; duplicates removed; with
+/// dropped (`drop_unworthy`), and so are journeys another one beats
+/// (`drop_dominated`). Sorted by arrival; duplicates removed; with
 /// more than `count`, the earliest arrivals (arrive-by: the latest
 /// departures).
 std::vector<journey> plan_journeys(raptor& router,

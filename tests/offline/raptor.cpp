@@ -619,3 +619,70 @@ TEST_CASE("reach (one-to-all) equals the connection scan's arrivals on the "
   }
   CHECK(compared > 1000);
 }
+
+TEST_CASE("plan_journeys' filter: a journey another beats is dropped",
+          "[raptor][plan]") {
+  auto make = [](int64_t departure, int64_t arrival, int32_t rides) {
+    gtfs::journey j;
+    j.departure = departure;
+    j.arrival = arrival;
+    j.rides = rides;
+    return j;
+  };
+  std::vector<gtfs::journey> all = {
+    make(1000, 3000, 1), // beaten: the next leaves later, arrives the same
+    make(1400, 3000, 1),
+    make(1500, 2800, 2), // faster with one more ride: kept
+    make(1400, 3000, 1), // the same times as the second: kept beside it
+    make(900, 3100, 2),  // beaten on every count
+    make(1300, 3600, 0), // the walk: fewer rides, kept
+  };
+  gtfs::drop_dominated(all);
+  REQUIRE(all.size() == 4);
+  CHECK(all[0].departure == 1400);
+  CHECK(all[1].departure == 1500);
+  CHECK(all[2].departure == 1400);
+  CHECK(all[3].rides == 0);
+}
+
+TEST_CASE("plan_journeys on the subway: no itinerary leaves earlier for the "
+          "same arrival with as many rides",
+          "[raptor][plan]") {
+  auto tt = test::load_fixture_feed("mta-subway-2026-09/mta-subway-gtfs.zip");
+  gtfs::raptor router{*tt};
+  std::mt19937 rng{5};
+  std::vector<uint32_t> routable;
+  for (uint32_t s = 0; s < tt->stops.size(); ++s)
+    if (tt->routable(s))
+      routable.push_back(s);
+  std::uniform_int_distribution<std::size_t> pick(0, routable.size() - 1);
+  // Wednesday 2026-10-14, 03:00 New York (night service: trains far apart)
+  // and 08:00.
+  // First the night trip where an earlier search found a longer walk to
+  // an earlier stop of the train a later search boards nearer (Grand
+  // Central to Cathedral Pkwy at 03:10).
+  std::vector<gtfs::journey_request> asked(1);
+  asked[0].from = {40.7527, -73.9772};
+  asked[0].to = {40.8075, -73.9626};
+  asked[0].time = 1791961800;
+  for (int64_t time : {int64_t{1791961200}, int64_t{1791979200}})
+    for (int q = 0; q < 40; ++q) {
+      gtfs::journey_request rq;
+      rq.from = tt->stops[routable[pick(rng)]].position;
+      rq.to = tt->stops[routable[pick(rng)]].position;
+      rq.time = time;
+      asked.push_back(rq);
+    }
+  std::size_t itineraries = 0;
+  for (const auto& rq : asked) {
+    auto plans = gtfs::plan_journeys(router, rq, 3);
+    itineraries += plans.size();
+    for (const auto& j : plans)
+      for (const auto& k : plans)
+        CHECK_FALSE((k.departure >= j.departure && k.arrival <= j.arrival
+                     && k.rides <= j.rides
+                     && (k.departure > j.departure || k.arrival < j.arrival
+                         || k.rides < j.rides)));
+  }
+  CHECK(itineraries > 2 * asked.size()); // most questions get several
+}
