@@ -65,7 +65,10 @@ json::object own_alert(const std::string& kind, const std::string& id,
     {"alertCause", "CONSTRUCTION"},
     {"alertEffect", "STOP_MOVED"},
     {"alertSeverityLevel", "WARNING"},
-    {"effectiveStartDate", now},
+    // In force a minute before the mock's now: the daemon reads its own
+    // clock, which may still be in the second before (a sanitizer run saw
+    // the alert filtered as not yet begun).
+    {"effectiveStartDate", now - 60},
     {"effectiveEndDate", now + 7200},
     {"alertHeaderTextTranslations",
      translations("Pysäkki siirretty", "Hållplatsen flyttad", "Stop moved")},
