@@ -451,8 +451,9 @@ TRANSITD_INLINE bool raptor::usable(uint32_t p_index, const pattern& p,
 template <bool Backward>
 TRANSITD_INLINE std::optional<raptor::caught>
 raptor::catch_trip(uint32_t p_index, const pattern& p, const stop_time* times,
-                   uint32_t i, int64_t t) const {
-  std::optional<caught> best;
+                   uint32_t i, int64_t t,
+                   const std::optional<caught>& held) const {
+  std::optional<caught> best = held;
   if (p.trip_count == 0)
     return best;
   const auto& zone_days = days_[p.zone];
@@ -479,7 +480,22 @@ raptor::catch_trip(uint32_t p_index, const pattern& p, const stop_time* times,
           || (best && day.origin + last.arrival <= best->at))
         continue;
     }
-    uint32_t lo = 0, hi = p.trip_count;
+    uint32_t floor = 0, end = p.trip_count;
+    // The trip held rides on this day: only the trips before it (backward:
+    // after it) can be better, and none is when its neighbour is missed.
+    if (held && held->origin == day.origin) {
+      if constexpr (!Backward) {
+        if (held->rank == 0 || at_rank(held->rank - 1).departure < rel)
+          continue;
+        end = held->rank;
+      } else {
+        if (held->rank + 1 == p.trip_count
+            || at_rank(held->rank + 1).arrival > rel)
+          continue;
+        floor = held->rank + 1;
+      }
+    }
+    uint32_t lo = floor, hi = end;
     // First rank whose event is > rel (backward) or >= rel (forward).
     while (lo < hi) {
       auto mid = (lo + hi) / 2;
@@ -491,7 +507,7 @@ raptor::catch_trip(uint32_t p_index, const pattern& p, const stop_time* times,
         hi = mid;
     }
     if constexpr (!Backward) {
-      for (auto r = lo; r < p.trip_count; ++r) {
+      for (auto r = lo; r < end; ++r) {
         if (!usable(p_index, p, r, day.day))
           continue;
         auto at = day.origin + at_rank(r).departure;
@@ -500,7 +516,7 @@ raptor::catch_trip(uint32_t p_index, const pattern& p, const stop_time* times,
         break;
       }
     } else {
-      for (auto r = lo; r-- > 0;) {
+      for (auto r = lo; r-- > floor;) {
         if (!usable(p_index, p, r, day.day))
           continue;
         auto at = day.origin + at_rank(r).arrival;
@@ -555,6 +571,17 @@ void raptor::scan_pattern(uint32_t p_index, std::size_t base,
   queue_pos_[p_index] = none;
   std::optional<caught> trip;
   uint32_t caught_at = 0;
+  // Round 1 rides from the start: of the stops near it where the trip
+  // ridden can be caught, it is boarded where the rider leaves latest
+  // (arrive-by: arrives earliest), its time there less the walk to it.
+  // Else a longer walk to an earlier stop of the same train would leave
+  // before the journey a later search finds, which beats it.
+  const bool first_ride = prev == 0;
+  int64_t leave = unreached<!Backward>;
+  auto leave_at = [&](uint32_t s, int64_t t) {
+    auto walk = ready_parent_[s].seconds;
+    return Backward ? t + walk : t - walk;
+  };
   for (uint32_t step = 0;; ++step) {
     uint32_t i = Backward ? start - step : start + step;
     if (Backward ? step > start : i >= p.stop_count)
@@ -583,10 +610,21 @@ void raptor::scan_pattern(uint32_t p_index, std::size_t base,
         = trip ? trip->origin + (Backward ? st.arrival : st.departure) : inf;
       if (r != inf && (!trip || !better<Backward>(current, r))
           && stop_ok(s)) {
-        if (auto c = catch_trip<Backward>(p_index, p, p_times, i, r);
+        std::optional<caught> held;
+        if (trip)
+          held = caught{trip->rank, trip->origin, current};
+        if (auto c = catch_trip<Backward>(p_index, p, p_times, i, r, held);
             c && (!trip || better<Backward>(c->at, current))) {
           trip = c;
           caught_at = i;
+          if (first_ride)
+            leave = leave_at(s, c->at);
+        } else if (first_ride && trip) {
+          // The same trip, caught here too.
+          if (auto l = leave_at(s, current); better<!Backward>(l, leave)) {
+            caught_at = i;
+            leave = l;
+          }
         }
       }
     }
@@ -676,11 +714,92 @@ journey raptor::journey_of(const found& f) const {
     j.legs.push_back(walk);
   } else {
     j.legs = Backward ? legs_backward(f) : legs_forward(f);
+    tighten<Backward>(j.legs);
     drop_empty_walks(j.legs);
   }
   j.departure = j.legs.front().start;
   j.arrival = j.legs.back().end;
   return j;
+}
+
+template <bool Backward>
+void raptor::tighten(std::vector<journey_leg>& legs) const {
+  std::vector<std::size_t> rides;
+  for (std::size_t i = 0; i < legs.size(); ++i)
+    if (legs[i].transit)
+      rides.push_back(i);
+  if (rides.size() < 2)
+    return;
+  // Seconds between ride `a` and the next, `b`: the walk between them, or
+  // the change at the stop.
+  auto gap = [&](std::size_t a, std::size_t b) {
+    if (b == a + 1)
+      return static_cast<int64_t>(tt_.change_seconds[legs[a].to_stop]);
+    int64_t seconds = 0;
+    for (auto w = a + 1; w < b; ++w)
+      seconds += legs[w].end - legs[w].start;
+    return seconds;
+  };
+  // Forward the last ride fixes the arrival: from the one before it back
+  // to the first, each ride becomes the latest trip between its stops
+  // still in time for the next. Arrive-by, the first ride fixes the
+  // departure, and the later rides become the earliest trips.
+  for (std::size_t n = 1; n < rides.size(); ++n) {
+    auto a = Backward ? rides[n - 1] : rides[rides.size() - 1 - n];
+    auto b = Backward ? rides[n] : rides[rides.size() - n];
+    auto& ride = legs[Backward ? b : a];
+    const int64_t limit = Backward ? legs[a].end + gap(a, b)
+                                   : legs[b].start - gap(a, b);
+    std::optional<journey_leg> pick;
+    const auto& begin = running_begin_[0];
+    const auto& list = running_calls_[0];
+    for (auto c = begin[ride.from_stop]; c < begin[ride.from_stop + 1]; ++c) {
+      const auto q = list[c].pattern;
+      const auto from = list[c].position;
+      const auto& p = pattern_at(q);
+      const auto* stops = stops_of(q);
+      auto to = from + 1;
+      while (to < p.stop_count
+             && !(stops[to].stop == ride.to_stop && stops[to].drop_off))
+        ++to;
+      if (to == p.stop_count)
+        continue;
+      // Forward: the latest trip arriving by the limit; arrive-by: the
+      // earliest leaving at or after it.
+      auto trip = catch_trip<!Backward>(q, p, times_of(q), Backward ? from : to,
+                                        limit, std::nullopt);
+      if (!trip)
+        continue;
+      auto leg = transit_leg(q, trip->rank, trip->origin, from, to);
+      const auto& than = pick ? *pick : ride;
+      if (Backward ? than.end > leg.end : leg.start > than.start)
+        pick = leg;
+    }
+    if (!pick)
+      continue;
+    ride = *pick;
+    // The walks after it start where it arrives; before the first ride,
+    // the access walk ends where it leaves.
+    auto follow = [&](std::size_t w) {
+      auto d = legs[w].end - legs[w].start;
+      legs[w].start = legs[w - 1].end;
+      legs[w].end = legs[w].start + d;
+    };
+    if constexpr (!Backward) {
+      for (auto w = a + 1; w < b; ++w)
+        follow(w);
+      if (a == rides.front())
+        for (auto w = a; w-- > 0;) {
+          auto d = legs[w].end - legs[w].start;
+          legs[w].end = legs[w + 1].start;
+          legs[w].start = legs[w].end - d;
+        }
+    } else {
+      auto next = n + 1 < rides.size() ? rides[n + 1] : legs.size();
+      for (auto w = b + 1; w < next; ++w)
+        follow(w);
+    }
+  }
 }
 
 std::vector<journey_leg> raptor::legs_forward(const found& f) const {

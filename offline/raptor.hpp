@@ -136,11 +136,13 @@ private:
   void scan_pattern(uint32_t p_index, std::size_t base, std::size_t prev);
   /// The trip of `p` to catch at position `i` given `t`: forward the
   /// earliest departing at or after t, backward the latest arriving at or
-  /// before t, over the service days it runs on.
+  /// before t, over the service days it runs on. With `held` (the trip
+  /// ridden, its time at `i`), the trip caught only when it is better.
   template <bool Backward>
   std::optional<caught> catch_trip(uint32_t p_index, const pattern& p,
                                    const stop_time* times, uint32_t i,
-                                   int64_t t) const;
+                                   int64_t t,
+                                   const std::optional<caught>& held) const;
   /// Whether trip `r` of router pattern `p` can be taken on `day`.
   bool usable(uint32_t p_index, const pattern& p, uint32_t r,
               int32_t day) const;
@@ -159,6 +161,12 @@ private:
   /// The legs from the labels, forward: egress first, then back to the
   /// access.
   std::vector<journey_leg> legs_forward(const found& f) const;
+  /// The rides before the last made as late as still catches the next
+  /// (arrive-by: the rides after the first as early), over every running
+  /// pattern between the same stops: the labels keep the earliest
+  /// arrival at each stop, not the latest way to make it.
+  template <bool Backward>
+  void tighten(std::vector<journey_leg>& legs) const;
   std::vector<journey_leg> legs_backward(const found& f) const;
 
   /// Router pattern `p`: the timetable's, or the realtime layer's after

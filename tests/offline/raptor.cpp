@@ -447,6 +447,66 @@ TEST_CASE("RAPTOR: more journeys come from later departures", "[raptor]") {
   CHECK(one[0].arrival == at(8, 30));
 }
 
+TEST_CASE("RAPTOR: the first ride is boarded where the rider leaves latest",
+          "[raptor]") {
+  // F lies on line 1 between A and B; the point P as far from A as from F.
+  auto files = two_lines("");
+  files["stops.txt"] += "F,F,60.104,24.900\n";
+  files["stop_times.txt"] = "trip_id,arrival_time,departure_time,stop_id,"
+                            "stop_sequence\n"
+                            "x,08:00:00,08:00:00,A,1\n"
+                            "x,08:02:00,08:02:00,F,2\n"
+                            "x,08:10:00,08:10:00,B,3\n"
+                            "x,08:20:00,08:20:00,C,4\n";
+  auto tt = load_files(files);
+  raptor router{*tt};
+  journey_request rq;
+  rq.from = {60.102, 24.900};
+  rq.to = {60.200, 24.900};
+  rq.time = at(7, 50);
+  rq.max_walk_meters = 500;
+  auto found = router.route(rq);
+  REQUIRE(found.size() == 1);
+  const auto& j = found[0];
+  REQUIRE(j.legs.size() == 2);
+  // Both walks are as long: the train is caught at F, two minutes later.
+  CHECK(tt->stops[j.legs[1].from_stop].id == "F");
+  CHECK(j.legs[1].start == at(8, 2));
+  CHECK(j.departure == at(8, 2) - (j.legs[0].end - j.legs[0].start));
+  CHECK(j.arrival == at(8, 20));
+}
+
+TEST_CASE("RAPTOR: each ride as late as the next allows (arrive-by: the "
+          "rides after the first as early)",
+          "[raptor]") {
+  // u runs ten minutes before x: both make y at D.
+  auto files = two_lines("", "u,07:50:00,07:50:00,A,1\n"
+                             "u,08:00:00,08:00:00,B,2\n"
+                             "u,08:10:00,08:10:00,C,3\n");
+  files["trips.txt"] += "1,S,u\n";
+  auto tt = load_files(files);
+  raptor router{*tt};
+  auto rq = a_to_e();
+  rq.time = at(7, 45);
+  // The earliest arrival at B is u's; the journey still leaves with x.
+  auto found = router.route(rq);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].departure == at(8, 0));
+  CHECK(found[0].arrival == at(8, 30));
+  REQUIRE(found[0].legs.size() == 3);
+  CHECK(found[0].legs[1].start == at(8, 10)); // the walk follows the ride
+  // Arrive by 08:45: the latest departure is x, whose rider makes y as
+  // well as z; the journey takes y and arrives at 08:30, not 08:38.
+  rq.arrive_by = true;
+  rq.time = at(8, 45);
+  auto back = router.route(rq);
+  REQUIRE(back.size() == 1);
+  CHECK(back[0].departure == at(8, 0));
+  CHECK(back[0].arrival == at(8, 30));
+  CHECK(back[0].legs[1].start == at(8, 10));
+  CHECK(back[0].legs[2].start == at(8, 12));
+}
+
 TEST_CASE("RAPTOR: a set stop flag ends the search early", "[raptor]") {
   auto tt = load_files(two_lines(""));
   raptor router{*tt};

@@ -168,10 +168,17 @@ TEST_CASE("bodies without Content-Length are bounded by max-body-bytes; "
     CHECK(reply.find("echo:") == std::string::npos);
     CHECK(health(server.port()) == 200);
   }
-  SECTION("a body read to the connection's end is bounded too") {
+  SECTION("bytes without a length are no body (RFC 9112 6.3): none is read "
+          "to the connection's end") {
+    // The POST has an empty body; the bytes after it are a malformed next
+    // request (its line too long), refused, and the connection ends. Whether the replies reach
+    // a client still sending depends on timing (the server may close
+    // first): what is certain is that none echoes the bytes as a body.
     auto reply = exchange(server.port(),
                           head + "\r\n" + std::string(256 * 1024, 'y'), true);
-    CHECK(reply.find("echo:") == std::string::npos);
+    CHECK(reply.find("echo:y") == std::string::npos);
+    if (auto echo = reply.find("echo:"); echo != std::string::npos)
+      CHECK(reply.compare(echo, 15, "echo:HTTP/1.1 4") == 0);
     CHECK(health(server.port()) == 200);
   }
   SECTION("Content-Encoding: 415 before the body is read, then the "
