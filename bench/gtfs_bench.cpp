@@ -167,6 +167,11 @@ int main(int argc, char** argv) {
   for (uint32_t s = 0; s < tt.stops.size(); ++s)
     if (tt.routable(s))
       routable.push_back(s);
+  // In the feed's id order: the same questions whatever the timetable's
+  // own numbering of stops.
+  std::sort(routable.begin(), routable.end(), [&tt](uint32_t a, uint32_t b) {
+    return tt.stops[a].id < tt.stops[b].id;
+  });
   std::istringstream day_in{day};
   date::sys_days date_value;
   day_in >> date::parse("%F", date_value);

@@ -35,7 +35,73 @@ bool interpolate(std::vector<raw_stop_time>::iterator begin,
   return true;
 }
 
+/// The distance along a Hilbert curve filling a 2^16 square of (x, y):
+/// points near one another on the curve are near in the square.
+uint64_t hilbert_distance(uint32_t x, uint32_t y) {
+  constexpr uint32_t side = 1u << 16;
+  uint64_t d = 0;
+  for (uint32_t half = side / 2; half > 0; half /= 2) {
+    uint32_t rx = (x & half) != 0 ? 1 : 0;
+    uint32_t ry = (y & half) != 0 ? 1 : 0;
+    d += static_cast<uint64_t>(half) * half * ((3 * rx) ^ ry);
+    // The quadrant turned so that the curve inside it runs the same way.
+    if (ry == 0) {
+      if (rx == 1) {
+        x = side - 1 - x;
+        y = side - 1 - y;
+      }
+      std::swap(x, y);
+    }
+  }
+  return d;
+}
+
 } // namespace
+
+void builder::renumber_stops() {
+  auto& tt = *out;
+  const auto n = tt.stops.size();
+  double min_lat = 90, max_lat = -90, min_lon = 180, max_lon = -180;
+  for (const auto& s : tt.stops) {
+    min_lat = std::min(min_lat, s.position.lat);
+    max_lat = std::max(max_lat, s.position.lat);
+    min_lon = std::min(min_lon, s.position.lon);
+    max_lon = std::max(max_lon, s.position.lon);
+  }
+  auto cell = [](double v, double lo, double hi) {
+    if (!(hi > lo))
+      return 0u;
+    auto c = (v - lo) / (hi - lo) * 65535.0;
+    return static_cast<uint32_t>(std::clamp(c, 0.0, 65535.0));
+  };
+  std::vector<std::pair<uint64_t, uint32_t>> order(n);
+  for (uint32_t s = 0; s < n; ++s) {
+    const auto& p = tt.stops[s].position;
+    order[s] = {hilbert_distance(cell(p.lon, min_lon, max_lon),
+                                 cell(p.lat, min_lat, max_lat)),
+                s};
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<uint32_t> renamed(n);
+  for (uint32_t k = 0; k < n; ++k)
+    renamed[order[k].second] = k;
+  std::vector<stop> stops(n);
+  for (uint32_t k = 0; k < n; ++k) {
+    stops[k] = std::move(tt.stops[order[k].second]);
+    if (stops[k].parent != none)
+      stops[k].parent = renamed[stops[k].parent];
+  }
+  tt.stops = std::move(stops);
+  for (auto& st : stop_times)
+    st.stop = renamed[st.stop];
+  for (auto& t : transfers) {
+    t.from = renamed[t.from];
+    t.to = renamed[t.to];
+  }
+  for (auto& [id, s] : stop_ids)
+    s = renamed[s];
+}
 
 std::optional<failure> builder::finish() {
   auto& tt = *out;
@@ -46,6 +112,7 @@ std::optional<failure> builder::finish() {
                         "fix or replace the feed");
   if (auto bad = build_days())
     return bad;
+  renumber_stops();
   shape_set shapes;
   if (auto bad = build_trips(shapes))
     return bad;
@@ -366,9 +433,8 @@ void builder::apply_transfers(const transfer_map& overrides) {
     auto time = *seconds == walk_time ? walk_seconds(meters) : *seconds;
     if (it == list.end())
       it = list.insert(list.end(), footpath{b, time, meters});
-    if (*seconds != walk_time)
-      it->seconds = time;
-    it->listed = true;
+    *it = footpath{b, *seconds != walk_time ? time : it->seconds, meters,
+                   true};
   }
   // Each stop's footpaths shortest first: RAPTOR stops relaxing them at
   // the first that cannot beat the best arrival at the destination.
@@ -387,7 +453,7 @@ void builder::apply_transfers(const transfer_map& overrides) {
   for (uint32_t s = 0; s < tt.stops.size(); ++s) {
     for (auto& f : outs[s]) {
       tt.out.push_back(f);
-      ins[f.stop].push_back({s, f.seconds, f.meters, f.listed});
+      ins[f.stop].push_back(footpath{s, f.seconds, f.meters, f.listed != 0});
     }
     tt.out_begin.push_back(static_cast<uint32_t>(tt.out.size()));
   }

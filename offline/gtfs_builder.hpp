@@ -255,6 +255,12 @@ struct builder {
   /// Service days: the calendars' range cut at max_days, which services
   /// run on each, and each zone's day origins.
   std::optional<failure> build_days();
+  /// Stops numbered along a Hilbert curve over their positions, so that
+  /// stops near one another (a pattern's next stop, a footpath's end) sit
+  /// near one another in every array indexed by stop: the router's labels
+  /// and bounds are read stop after nearby stop. Everything read so far
+  /// that names a stop follows.
+  void renumber_stops();
   /// The stop times sorted by trip and sequence, and each trip's range.
   std::vector<std::pair<std::size_t, std::size_t>> trip_ranges();
   /// Times filled between timepoints; false (counted, sampled) when the

@@ -69,8 +69,8 @@ private:
 
 void put(writer& w, const footpath& f) {
   w.num(f.stop);
-  w.num(f.seconds);
-  w.num(f.meters);
+  w.num(static_cast<int32_t>(f.seconds));
+  w.num(static_cast<int32_t>(f.meters));
   w.num(static_cast<uint8_t>(f.listed));
 }
 
@@ -269,18 +269,21 @@ private:
   std::size_t at_ = 0;
 };
 
-footpath get_footpath(reader& r) {
-  footpath f;
-  f.stop = r.num<uint32_t>();
-  f.seconds = r.num<int32_t>();
-  f.meters = r.num<int32_t>();
-  f.listed = r.num<uint8_t>() != 0;
-  return f;
-}
-
 void check(bool ok, const char* what) {
   if (!ok)
     throw malformed{what};
+}
+
+footpath get_footpath(reader& r) {
+  auto stop = r.num<uint32_t>();
+  auto seconds = r.num<int32_t>();
+  auto meters = r.num<int32_t>();
+  auto listed = r.num<uint8_t>() != 0;
+  // What a build writes: within what a footpath holds.
+  check(seconds >= 0 && seconds <= footpath::max_seconds && meters >= 0
+          && meters <= footpath::max_meters,
+        "a footpath");
+  return footpath{stop, seconds, meters, listed};
 }
 
 /// An index CSR: `begin` has one entry per row and one more, rises, starts
@@ -469,7 +472,7 @@ std::shared_ptr<timetable> timetable_of(std::string_view payload) {
   check_csr(tt->in_begin, stops, tt->in.size(), "the footpaths in");
   for (const auto* list : {&tt->out, &tt->in})
     for (const auto& f : *list)
-      check(f.stop < stops && f.seconds >= 0, "a footpath");
+      check(f.stop < stops, "a footpath");
   for (auto [begin, list] : {std::pair{&tt->out_begin, &tt->out},
                              std::pair{&tt->in_begin, &tt->in}})
     for (std::size_t s = 0; s < stops; ++s)

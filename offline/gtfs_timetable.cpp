@@ -211,7 +211,7 @@ void walk_steps(std::size_t stop_count, const std::vector<uint32_t>& begin,
   for (uint32_t s = 0; s < stop_count; ++s)
     for (auto f = begin[s]; f < begin[s + 1] && f < paths.size(); ++f)
       if (paths[f].stop != s && paths[f].stop < stop_count)
-        walks.push_back({s, paths[f].stop, std::max(0, paths[f].seconds)});
+        walks.push_back({s, paths[f].stop, int32_t{paths[f].seconds}});
   std::stable_sort(walks.begin(), walks.end(),
                    [](const step& a, const step& b) {
                      return a.seconds < b.seconds;

@@ -5,6 +5,7 @@
 // sorted, service days, footpaths, a spatial grid). Built once by
 // `load_gtfs` and never changed after: a refresh builds a new one.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -106,15 +107,31 @@ struct pattern_stop {
   uint32_t sequence = 0;
 };
 
+/// Eight bytes: RAPTOR reads a stop's footpaths after every ride, and
+/// they are two of the timetable's largest arrays.
 struct footpath {
+  /// The most seconds and meters a footpath holds: longer ones (only ever
+  /// an agency's, in transfers.txt) are held at these.
+  static constexpr int64_t max_seconds = 65535;
+  static constexpr int64_t max_meters = 32767;
+  footpath() : meters(0), listed(0) {}
+  footpath(uint32_t to, int64_t walk_seconds, int64_t walk_meters,
+           bool agency = false)
+    : stop(to),
+      seconds(static_cast<uint16_t>(std::clamp<int64_t>(walk_seconds, 0,
+                                                        max_seconds))),
+      meters(static_cast<uint16_t>(std::clamp<int64_t>(walk_meters, 0,
+                                                       max_meters))),
+      listed(agency ? 1 : 0) {}
   uint32_t stop = 0;
-  int32_t seconds = 0;
+  uint16_t seconds = 0;
   /// Meters walked (great-circle).
-  int32_t meters = 0;
+  uint16_t meters : 15;
   /// The agency's own connection (transfers.txt): a rider's walk limit
   /// does not bound it.
-  bool listed = false;
+  uint16_t listed : 1;
 };
+static_assert(sizeof(footpath) == 8);
 
 /// A step of the graph lower bounds of travel time are computed over
 /// (raptor_bounds.hpp): to (or from) `stop` in at least `seconds`.

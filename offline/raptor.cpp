@@ -53,6 +53,7 @@ raptor::raptor(const timetable& tt)
   : tt_(tt), first_layer_pattern_(static_cast<uint32_t>(tt.patterns.size())) {
   queue_pos_.assign(tt.patterns.size(), none);
   queue_end_.assign(tt.patterns.size(), none);
+  hint_.assign(tt.patterns.size(), 0);
 }
 
 const pattern& raptor::pattern_at(uint32_t p) const {
@@ -209,7 +210,12 @@ void raptor::prepare(const journey_request& rq) {
   const int32_t K = std::clamp(rq.max_transfers + 1, 1, max_rounds);
   max_walk_ = std::max(0, rq.max_walk_meters);
   rounds_ = static_cast<std::size_t>(K) + 1;
-  ride_.assign(rounds_ * S, inf);
+  // A search reads a ride label only where it wrote one (the stops it
+  // rode to, and the legs back from the end); one-to-all reads them all.
+  if (one_to_all_)
+    ride_.assign(rounds_ * S, inf);
+  else
+    ride_.resize(rounds_ * S);
   ready_.assign(rounds_ * S, inf);
   best_ride_.assign(S, inf);
   best_ready_.assign(S, inf);
@@ -226,6 +232,7 @@ void raptor::prepare(const journey_request& rq) {
   if (queue_pos_.size() != P) {
     queue_pos_.assign(P, none);
     queue_end_.assign(P, none);
+    hint_.assign(P, 0);
   }
   days_.resize(tt_.zones.size());
   for (uint16_t z = 0; z < tt_.zones.size(); ++z)
@@ -480,28 +487,57 @@ raptor::catch_trip(uint32_t p_index, const pattern& p, const stop_time* times,
           || (best && day.origin + last.arrival <= best->at))
         continue;
     }
+    // Whether trip `r` passes `i` before `t` (backward: by it); false from
+    // some rank on, as trips do not overtake.
+    auto before = [&](uint32_t r) {
+      const auto& st = at_rank(r);
+      return Backward ? st.arrival <= rel : st.departure < rel;
+    };
     uint32_t floor = 0, end = p.trip_count;
+    // Where the search starts: the rank caught here last (the next search
+    // of a plan, the next round: mostly the same trip or one beside it).
+    auto hint = hint_[p_index];
     // The trip held rides on this day: only the trips before it (backward:
     // after it) can be better, and none is when its neighbour is missed.
     if (held && held->origin == day.origin) {
       if constexpr (!Backward) {
-        if (held->rank == 0 || at_rank(held->rank - 1).departure < rel)
+        if (held->rank == 0 || before(held->rank - 1))
           continue;
         end = held->rank;
+        hint = end - 1;
       } else {
-        if (held->rank + 1 == p.trip_count
-            || at_rank(held->rank + 1).arrival > rel)
+        if (held->rank + 1 == p.trip_count || !before(held->rank + 1))
           continue;
         floor = held->rank + 1;
+        hint = floor;
       }
     }
+    // The first rank not before: galloping from the hint brackets it in a
+    // few probes (each a cache miss: times are stored trip by trip), then
+    // a binary search within the bracket.
     uint32_t lo = floor, hi = end;
-    // First rank whose event is > rel (backward) or >= rel (forward).
+    if (hint >= floor && hint < end) {
+      if (before(hint)) {
+        lo = hint + 1;
+        uint32_t step = 1;
+        while (hint + step < end && before(hint + step)) {
+          lo = hint + step + 1;
+          step *= 2;
+        }
+        hi = std::min(end, hint + step);
+      } else {
+        hi = hint;
+        uint32_t step = 1;
+        while (hint >= floor + step && !before(hint - step)) {
+          hi = hint - step;
+          step *= 2;
+        }
+        lo = hint >= floor + step ? hint - step + 1 : floor;
+      }
+    }
     while (lo < hi) {
       auto mid = (lo + hi) / 2;
-      const auto& st = at_rank(mid);
-      bool before = Backward ? st.arrival <= rel : st.departure < rel;
-      if (before)
+      if (before(mid))
         lo = mid + 1;
       else
         hi = mid;
@@ -617,6 +653,7 @@ void raptor::scan_pattern(uint32_t p_index, std::size_t base,
             c && (!trip || better<Backward>(c->at, current))) {
           trip = c;
           caught_at = i;
+          hint_[p_index] = c->rank;
           if (first_ride)
             leave = leave_at(s, c->at);
         } else if (first_ride && trip) {

@@ -243,6 +243,8 @@ private:
   /// (backward: the first), after which no trip is boarded.
   std::vector<uint32_t> queue_end_;
   std::vector<uint32_t> queued_;
+  /// Per pattern, the rank last caught: where catch_trip starts looking.
+  std::vector<uint32_t> hint_;
   std::vector<char> marked_;
   std::vector<char> ride_marked_;
   std::vector<uint8_t> active_;

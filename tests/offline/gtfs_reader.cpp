@@ -377,3 +377,61 @@ TEST_CASE("GTFS: a feed whose only trip calls at one stop is refused, "
   REQUIRE_FALSE(tt);
   CHECK_THAT(tt.error().message, Catch::Contains("calls at one stop only"));
 }
+
+TEST_CASE("GTFS: stops are numbered along a Hilbert curve, and every "
+          "reference follows",
+          "[gtfs][reader]") {
+  // Four stops at the corners of a square, listed out of the curve's
+  // order; a station over two of them; a transfer and trips naming them.
+  auto files = small_feed();
+  files["stops.txt"] = "stop_id,stop_name,stop_lat,stop_lon,location_type,"
+                       "parent_station\n"
+                       "NE,North-east,60.20,25.00,0,\n"
+                       "SW,South-west,60.10,24.90,0,\n"
+                       "ST,Station,60.20,24.90,1,\n"
+                       "SE,South-east,60.10,25.00,0,\n"
+                       "NW,North-west,60.20,24.90,0,ST\n";
+  files["trips.txt"] = "route_id,service_id,trip_id\nR,WK,t1\nR,WK,t2\n";
+  files["stop_times.txt"] = "trip_id,arrival_time,departure_time,stop_id,"
+                            "stop_sequence\n"
+                            "t1,08:00:00,08:00:00,NE,1\n"
+                            "t1,08:10:00,08:10:00,SW,2\n"
+                            "t2,09:00:00,09:00:00,SE,1\n"
+                            "t2,09:10:00,09:10:00,NW,2\n";
+  files["transfers.txt"] = "from_stop_id,to_stop_id,transfer_type,"
+                           "min_transfer_time\n"
+                           "SW,SE,2,100000\n";
+  auto loaded = load_memory(files);
+  REQUIRE(loaded);
+  const auto& tt = **loaded;
+  // The curve over the square: south-west, north-west (the station at
+  // the same place first, as listed), north-east, south-east.
+  std::vector<std::string> ids;
+  for (const auto& s : tt.stops)
+    ids.push_back(s.id);
+  CHECK(ids == std::vector<std::string>{"SW", "ST", "NW", "NE", "SE"});
+  for (const auto& id : ids) {
+    auto s = stop_named(tt, id);
+    CHECK(tt.stops[s].id == id);
+  }
+  CHECK(tt.stops[stop_named(tt, "NW")].parent == stop_named(tt, "ST"));
+  // The trips call where their rows say.
+  auto first_stop = [&](const std::string& trip) {
+    auto t = *tt.find_trip(trip);
+    const auto& p = tt.patterns[tt.trip_pattern[t]];
+    return tt.stops[tt.pattern_stops[p.stops_begin].stop].id;
+  };
+  CHECK(first_stop("t1") == "NE");
+  CHECK(first_stop("t2") == "SE");
+  // The transfer joins SW to SE, its time held at what a footpath holds.
+  auto sw = stop_named(tt, "SW");
+  bool found = false;
+  for (auto i = tt.out_begin[sw]; i < tt.out_begin[sw + 1]; ++i)
+    if (tt.out[i].stop == stop_named(tt, "SE")) {
+      found = true;
+      CHECK(tt.out[i].listed);
+      CHECK(tt.out[i].seconds == footpath::max_seconds);
+      CHECK(tt.out[i].meters > 5000); // 5.6 km: the agency's, not a walk
+    }
+  CHECK(found);
+}
