@@ -152,11 +152,12 @@ std::vector<reach_label> raptor::reach(const journey_request& request,
     reach_label best{s, limit + 1, 0};
     for (int32_t k = 0; k <= K; ++k) {
       auto at = static_cast<std::size_t>(k) * S + s;
-      if (k > 0 && ride_[at] < best.arrival)
-        best = {s, ride_[at], k};
-      if (ready_[at] < best.arrival
+      if (k > 0 && ride_[at] != unlabelled<false>
+          && when(ride_[at]) < best.arrival)
+        best = {s, when(ride_[at]), k};
+      if (ready_[at] != unlabelled<false> && when(ready_[at]) < best.arrival
           && (k == 0 || ready_parent_[at].stop != s))
-        best = {s, ready_[at], k};
+        best = {s, when(ready_[at]), k};
     }
     if (best.arrival <= limit)
       out.push_back(best);
@@ -212,13 +213,17 @@ void raptor::prepare(const journey_request& rq) {
   rounds_ = static_cast<std::size_t>(K) + 1;
   // A search reads a ride label only where it wrote one (the stops it
   // rode to, and the legs back from the end); one-to-all reads them all.
+  // Labels are seconds from the query's time, in 32 bits: half the bytes
+  // to reset and to read.
+  constexpr label none_yet = unlabelled<Backward>;
+  origin_ = rq.time;
   if (one_to_all_)
-    ride_.assign(rounds_ * S, inf);
+    ride_.assign(rounds_ * S, none_yet);
   else
     ride_.resize(rounds_ * S);
-  ready_.assign(rounds_ * S, inf);
-  best_ride_.assign(S, inf);
-  best_ready_.assign(S, inf);
+  ready_.assign(rounds_ * S, none_yet);
+  best_ride_.assign(S, none_yet);
+  best_ready_.assign(S, none_yet);
   ride_parent_.resize(rounds_ * S);
   ready_parent_.resize(rounds_ * S);
   target_walk_.assign(S, -1);
@@ -337,7 +342,7 @@ void raptor::seed_walks() {
     auto s = e.stop;
     if (!stop_ok(s))
       continue;
-    auto t = onward<Backward>(rq.time, e.seconds);
+    auto t = label_of(onward<Backward>(rq.time, e.seconds));
     ready_[s] = t;
     best_ready_[s] = t;
     ready_parent_[s] = {e.via, e.seconds, e.meters};
@@ -628,10 +633,10 @@ void raptor::scan_pattern(uint32_t p_index, std::size_t base,
       = trip ? p_times[trip->rank * p.stop_count + i] : stop_time{};
     if (trip && (Backward ? ps.pickup : ps.drop_off)) {
       auto t = trip->origin + (Backward ? st.departure : st.arrival);
-      if (better<Backward>(t, best_ride_[s])
+      if (better<Backward>(t - origin_, int64_t{best_ride_[s]})
           && promising<Backward>(s, t, dest_best) && stop_ok(s)) {
-        ride_[base + s] = t;
-        best_ride_[s] = t;
+        ride_[base + s] = label_of(t);
+        best_ride_[s] = label_of(t);
         ride_parent_[base + s] = {p_index, trip->rank, trip->origin,
                                   caught_at, i};
         if (!ride_marked_[s]) {
@@ -641,11 +646,12 @@ void raptor::scan_pattern(uint32_t p_index, std::size_t base,
       }
     }
     if (Backward ? ps.drop_off : ps.pickup) {
-      auto r = ready_[prev + s];
+      const auto ready = ready_[prev + s];
+      const auto r = when(ready);
       auto current
         = trip ? trip->origin + (Backward ? st.arrival : st.departure) : inf;
-      if (r != inf && (!trip || !better<Backward>(current, r))
-          && stop_ok(s)) {
+      if (ready != unlabelled<Backward>
+          && (!trip || !better<Backward>(current, r)) && stop_ok(s)) {
         std::optional<caught> held;
         if (trip)
           held = caught{trip->rank, trip->origin, current};
@@ -688,7 +694,7 @@ void raptor::reach_target(int32_t k, std::size_t base) {
     ride_marked_[s] = 0;
     if (target_walk_[s] < 0)
       continue;
-    auto t = onward<Backward>(ride_[base + s], target_walk_[s]);
+    auto t = onward<Backward>(when(ride_[base + s]), target_walk_[s]);
     if (better<Backward>(t, dest_best_)) {
       dest_best_ = t;
       round_best = found{k, s};
@@ -702,13 +708,17 @@ void raptor::reach_target(int32_t k, std::size_t base) {
 
 template <bool Backward>
 void raptor::walk_on(std::size_t base) {
-  const int64_t dest_best = dest_best_;
+  // In seconds from the query's time, as the labels: the comparisons
+  // (and the bounds' sums) keep their sense when both sides shift.
+  const int64_t dest_best = dest_best_ == unreached<Backward>
+                              ? dest_best_
+                              : dest_best_ - origin_;
   auto relax = [&](uint32_t t_stop, int64_t t, ready_parent parent) {
-    if (!better<Backward>(t, best_ready_[t_stop])
+    if (!better<Backward>(t, int64_t{best_ready_[t_stop]})
         || !promising<Backward>(t_stop, t, dest_best) || !stop_ok(t_stop))
       return;
-    ready_[base + t_stop] = t;
-    best_ready_[t_stop] = t;
+    ready_[base + t_stop] = static_cast<label>(t);
+    best_ready_[t_stop] = static_cast<label>(t);
     ready_parent_[base + t_stop] = parent;
     if (!marked_[t_stop]) {
       marked_[t_stop] = 1;
@@ -718,8 +728,10 @@ void raptor::walk_on(std::size_t base) {
   const auto& begin = Backward ? tt_.in_begin : tt_.out_begin;
   const auto& list = Backward ? tt_.in : tt_.out;
  
+  // The rider's limit, compared with each footpath's meters as integers.
+  const auto max_walk = static_cast<int32_t>(std::ceil(max_walk_));
   for (auto s : rode_) {
-    auto r = ride_[base + s];
+    int64_t r = ride_[base + s];
     // A bound is no more than a walk plus the bound beyond it: a ride
     // label that can no longer beat the best journey (found since it was
     // written) leads nowhere on foot either.
@@ -729,7 +741,7 @@ void raptor::walk_on(std::size_t base) {
     relax(s, onward<Backward>(r, change), {s, change, 0});
     for (auto f = begin[s]; f < begin[s + 1]; ++f) {
       const auto& path = list[f];
-      if (path.meters > max_walk_ && !path.listed)
+      if (path.meters > max_walk && !path.listed)
         continue; // the rider's limit bounds walks, not the agency's own
       auto t = onward<Backward>(r, path.seconds);
       if (!better<Backward>(t, dest_best))
@@ -848,7 +860,7 @@ std::vector<journey_leg> raptor::legs_forward(const found& f) const {
   auto cur = f.stop;
   journey_leg egress;
   egress.from_stop = cur;
-  egress.start = ride_[at(f.rides, cur)];
+  egress.start = when(ride_[at(f.rides, cur)]);
   egress.end = egress.start + target_walk_[cur];
   // At a stop given as the end no walk; beside one, about the footpath.
   egress.meters = rq_->to_stops.empty() || target_walk_[cur] > 0
@@ -884,7 +896,7 @@ std::vector<journey_leg> raptor::legs_forward(const found& f) const {
       journey_leg walk;
       walk.from_stop = qp.stop;
       walk.to_stop = board;
-      walk.start = ride_[at(r - 1, qp.stop)];
+      walk.start = when(ride_[at(r - 1, qp.stop)]);
       walk.end = walk.start + qp.seconds;
       walk.meters = qp.meters;
       legs.push_back(walk);
@@ -903,7 +915,7 @@ std::vector<journey_leg> raptor::legs_backward(const found& f) const {
   auto cur = f.stop;
   journey_leg access;
   access.to_stop = cur;
-  access.end = ride_[at(f.rides, cur)];
+  access.end = when(ride_[at(f.rides, cur)]);
   access.start = access.end - target_walk_[cur];
   access.meters
     = rq_->from_stops.empty() || target_walk_[cur] > 0

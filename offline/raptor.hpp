@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -209,10 +210,25 @@ private:
   const realtime_layer* rt_ = nullptr;
   uint32_t first_layer_pattern_ = 0;
   std::size_t rounds_ = 0;
-  std::vector<int64_t> ride_;
-  std::vector<int64_t> ready_;
-  std::vector<int64_t> best_ride_;
-  std::vector<int64_t> best_ready_;
+  /// Labels: seconds from `origin_` (the query's time); `unlabelled`
+  /// where none is.
+  using label = int32_t;
+  template <bool Backward>
+  static constexpr label unlabelled = Backward
+                                        ? std::numeric_limits<label>::min()
+                                        : std::numeric_limits<label>::max();
+  int64_t origin_ = 0;
+  label label_of(int64_t t) const {
+    return static_cast<label>(t - origin_);
+  }
+  /// The epoch seconds of a label written.
+  int64_t when(label l) const {
+    return origin_ + l;
+  }
+  std::vector<label> ride_;
+  std::vector<label> ready_;
+  std::vector<label> best_ride_;
+  std::vector<label> best_ready_;
   struct ride_parent {
     uint32_t pattern;
     uint32_t trip_rank;

@@ -27,15 +27,33 @@ async function exercise(label, client, expectedVersion) {
       "save_user_variable", "service_alerts", "stationToilets", "transit_coverage"]);
   });
   await check(`${label}: get_departures with progress`, async () => {
+    // Counted as the transport hands them over too: this SDK runs a
+    // notification's handler a microtask later but a response's at once,
+    // and the response forgets the call's progress handler, so progress
+    // that arrives in the same read as the result (stdio, a fast upstream)
+    // never reaches onprogress. The server sent it first all the same.
+    const transport = client.transport;
+    const deliver = transport.onmessage;
+    let sent = 0;
+    transport.onmessage = (message, extra) => {
+      if (message.method === "notifications/progress") sent++;
+      deliver(message, extra);
+    };
     let progress = 0;
-    const result = await client.callTool(
-      { name: "get_departures", arguments: { stop: { type: "id", value: "HSL:1040129" }, limit: 2 } },
-      { onprogress: () => progress++ },
-    );
+    let result;
+    try {
+      result = await client.callTool(
+        { name: "get_departures", arguments: { stop: { type: "id", value: "HSL:1040129" }, limit: 2 } },
+        { onprogress: () => progress++ },
+      );
+    } finally {
+      transport.onmessage = deliver;
+    }
     assert.notEqual(result.isError, true, JSON.stringify(result));
     assert.equal(result.structuredContent.stopId, "HSL:1040129");
     assert.ok(result.structuredContent.departures.length <= 2);
-    assert.ok(progress >= 1, "progress notifications arrived");
+    assert.ok(sent >= 1, "progress notifications arrived before the result");
+    assert.ok(progress <= sent);
   });
   await check(`${label}: variables belong to the one local user`, async () => {
     const key = `home-${label.replace(/\W/g, "")}`;
