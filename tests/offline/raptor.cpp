@@ -476,6 +476,38 @@ TEST_CASE("RAPTOR: the first ride is boarded where the rider leaves latest",
   CHECK(j.arrival == at(8, 20));
 }
 
+TEST_CASE("RAPTOR arrive-by: the last ride is left where the rider arrives "
+          "earliest",
+          "[raptor]") {
+  // G lies on line 1 between B and C; the point Q as far from B as from G.
+  auto files = two_lines("");
+  files["stops.txt"] += "G,G,60.154,24.900\n";
+  files["stop_times.txt"] = "trip_id,arrival_time,departure_time,stop_id,"
+                            "stop_sequence\n"
+                            "x,08:00:00,08:00:00,A,1\n"
+                            "x,08:10:00,08:10:00,B,2\n"
+                            "x,08:12:00,08:12:00,G,3\n"
+                            "x,08:20:00,08:20:00,C,4\n";
+  auto tt = load_files(files);
+  raptor router{*tt};
+  journey_request rq;
+  rq.from = {60.100, 24.900};
+  rq.to = {60.152, 24.900};
+  rq.time = at(8, 30);
+  rq.arrive_by = true;
+  rq.max_walk_meters = 500;
+  auto found = router.route(rq);
+  REQUIRE(found.size() == 1);
+  const auto& j = found[0];
+  REQUIRE(j.legs.size() == 2);
+  // Both walks are as long: the rider leaves the train at B, two minutes
+  // before G, and arrives that much earlier.
+  CHECK(tt->stops[j.legs[0].to_stop].id == "B");
+  CHECK(j.legs[0].end == at(8, 10));
+  CHECK(j.arrival == at(8, 10) + (j.legs[1].end - j.legs[1].start));
+  CHECK(j.departure == at(8, 0));
+}
+
 TEST_CASE("RAPTOR: each ride as late as the next allows (arrive-by: the "
           "rides after the first as early)",
           "[raptor]") {
