@@ -447,25 +447,44 @@ TEST_CASE("RAPTOR: more journeys come from later departures", "[raptor]") {
   CHECK(one[0].arrival == at(8, 30));
 }
 
+namespace {
+
+/// Line 1 of `two_lines` with one more stop (a stops.txt row) and trip x
+/// alone, at `times` (stop_times.txt rows).
+std::shared_ptr<const timetable> line_with_stop(const std::string& stop,
+                                                const std::string& times) {
+  auto files = two_lines("");
+  files["stops.txt"] += stop + "\n";
+  files["stop_times.txt"] = "trip_id,arrival_time,departure_time,stop_id,"
+                            "stop_sequence\n"
+                            + times;
+  return load_files(files);
+}
+
+journey_request walk_500(coordinate from, coordinate to, int64_t time,
+                         bool arrive_by) {
+  journey_request rq;
+  rq.from = from;
+  rq.to = to;
+  rq.time = time;
+  rq.arrive_by = arrive_by;
+  rq.max_walk_meters = 500;
+  return rq;
+}
+
+} // namespace
+
 TEST_CASE("RAPTOR: the first ride is boarded where the rider leaves latest",
           "[raptor]") {
   // F lies on line 1 between A and B; the point P as far from A as from F.
-  auto files = two_lines("");
-  files["stops.txt"] += "F,F,60.104,24.900\n";
-  files["stop_times.txt"] = "trip_id,arrival_time,departure_time,stop_id,"
-                            "stop_sequence\n"
-                            "x,08:00:00,08:00:00,A,1\n"
-                            "x,08:02:00,08:02:00,F,2\n"
-                            "x,08:10:00,08:10:00,B,3\n"
-                            "x,08:20:00,08:20:00,C,4\n";
-  auto tt = load_files(files);
+  auto tt = line_with_stop("F,F,60.104,24.900",
+                           "x,08:00:00,08:00:00,A,1\n"
+                           "x,08:02:00,08:02:00,F,2\n"
+                           "x,08:10:00,08:10:00,B,3\n"
+                           "x,08:20:00,08:20:00,C,4\n");
   raptor router{*tt};
-  journey_request rq;
-  rq.from = {60.102, 24.900};
-  rq.to = {60.200, 24.900};
-  rq.time = at(7, 50);
-  rq.max_walk_meters = 500;
-  auto found = router.route(rq);
+  auto found = router.route(
+    walk_500({60.102, 24.900}, {60.200, 24.900}, at(7, 50), false));
   REQUIRE(found.size() == 1);
   const auto& j = found[0];
   REQUIRE(j.legs.size() == 2);
@@ -480,23 +499,14 @@ TEST_CASE("RAPTOR arrive-by: the last ride is left where the rider arrives "
           "earliest",
           "[raptor]") {
   // G lies on line 1 between B and C; the point Q as far from B as from G.
-  auto files = two_lines("");
-  files["stops.txt"] += "G,G,60.154,24.900\n";
-  files["stop_times.txt"] = "trip_id,arrival_time,departure_time,stop_id,"
-                            "stop_sequence\n"
-                            "x,08:00:00,08:00:00,A,1\n"
-                            "x,08:10:00,08:10:00,B,2\n"
-                            "x,08:12:00,08:12:00,G,3\n"
-                            "x,08:20:00,08:20:00,C,4\n";
-  auto tt = load_files(files);
+  auto tt = line_with_stop("G,G,60.154,24.900",
+                           "x,08:00:00,08:00:00,A,1\n"
+                           "x,08:10:00,08:10:00,B,2\n"
+                           "x,08:12:00,08:12:00,G,3\n"
+                           "x,08:20:00,08:20:00,C,4\n");
   raptor router{*tt};
-  journey_request rq;
-  rq.from = {60.100, 24.900};
-  rq.to = {60.152, 24.900};
-  rq.time = at(8, 30);
-  rq.arrive_by = true;
-  rq.max_walk_meters = 500;
-  auto found = router.route(rq);
+  auto found = router.route(
+    walk_500({60.100, 24.900}, {60.152, 24.900}, at(8, 30), true));
   REQUIRE(found.size() == 1);
   const auto& j = found[0];
   REQUIRE(j.legs.size() == 2);
