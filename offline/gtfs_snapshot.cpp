@@ -160,6 +160,13 @@ std::string payload_of(const timetable& tt) {
   w.nums(tt.in_begin);
   w.each(tt.in, put);
   w.nums(tt.change_seconds);
+  for (const auto* g : {&tt.hops.out_begin, &tt.hops.in_begin})
+    w.nums(*g);
+  for (const auto* list : {&tt.hops.out, &tt.hops.in})
+    w.each(*list, [](writer& w, const hop& h) {
+      w.num(h.stop);
+      w.num(h.seconds);
+    });
   w.nums(tt.children_begin);
   w.nums(tt.children);
   w.num(tt.first_day);
@@ -391,6 +398,15 @@ std::shared_ptr<timetable> timetable_of(std::string_view payload) {
   tt->in_begin = r.nums<uint32_t>();
   tt->in = r.each<footpath>(13, get_footpath);
   tt->change_seconds = r.nums<int32_t>();
+  tt->hops.out_begin = r.nums<uint32_t>();
+  tt->hops.in_begin = r.nums<uint32_t>();
+  for (auto* list : {&tt->hops.out, &tt->hops.in})
+    *list = r.each<hop>(8, [](reader& r) {
+      hop h;
+      h.stop = r.num<uint32_t>();
+      h.seconds = r.num<int32_t>();
+      return h;
+    });
   tt->children_begin = r.nums<uint32_t>();
   tt->children = r.nums<uint32_t>();
   tt->first_day = r.num<int32_t>();
@@ -483,6 +499,17 @@ std::shared_ptr<timetable> timetable_of(std::string_view payload) {
                            }),
             "a stop's footpaths, shortest first");
   check(tt->change_seconds.size() == stops, "the change times");
+  // The bounds' graph (none: a timetable put together without it), where
+  // a step below 0 would make a bound more than the truth.
+  if (tt->hops.out_begin.empty() && tt->hops.in_begin.empty())
+    check(tt->hops.out.empty() && tt->hops.in.empty(), "the hops");
+  else {
+    check_csr(tt->hops.out_begin, stops, tt->hops.out.size(), "the hops out");
+    check_csr(tt->hops.in_begin, stops, tt->hops.in.size(), "the hops in");
+  }
+  for (const auto* list : {&tt->hops.out, &tt->hops.in})
+    for (const auto& h : *list)
+      check(h.stop < stops && h.seconds >= 0, "a hop");
   check_csr(tt->children_begin, stops, tt->children.size(), "the children");
   for (auto c : tt->children)
     check(c < stops, "a station's child");
@@ -498,7 +525,7 @@ std::shared_ptr<timetable> timetable_of(std::string_view payload) {
           "a trip's pattern");
   }
   tt->reindex();
-  tt->index_hops();
+  tt->index_call_rules();
   return tt;
 }
 

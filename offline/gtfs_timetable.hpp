@@ -236,15 +236,14 @@ public:
   std::vector<int32_t> change_seconds;
   /// The rides between consecutive stops at their least seconds, and the
   /// footpaths thinned: one is left out when the kept ones walk between
-  /// its stops (over one or two of them) in at most 1.25 times its
-  /// seconds, and the kept ones count their seconds divided by 1.25, so
-  /// no footpath is shorter than the hops between its stops (derived:
-  /// built with the patterns and after reading a snapshot, never written
-  /// to one).
+  /// its stops in at most 1.25 times its seconds, and the kept ones count
+  /// their seconds divided by 1.25, so no footpath is shorter than the
+  /// hops between its stops (derived: built with the patterns, and kept
+  /// in a snapshot, as thinning takes longer than reading them).
   hop_graph hops;
   /// Per call (`calls`), what a passenger may do there: `may_board`,
-  /// `may_alight` (derived, as `hops`; RAPTOR reads it beside the call
-  /// instead of the pattern's stop).
+  /// `may_alight` (derived, at a build and after reading a snapshot;
+  /// RAPTOR reads it beside the call instead of the pattern's stop).
   static constexpr uint8_t may_board = 1;
   static constexpr uint8_t may_alight = 2;
   std::vector<uint8_t> call_rules;
@@ -326,6 +325,9 @@ public:
   /// Builds `hops` and `call_rules` from the patterns, their times and
   /// the footpaths.
   void index_hops();
+  /// Builds `call_rules` from the calls and the patterns' stops (a
+  /// snapshot keeps `hops`).
+  void index_call_rules();
 
 private:
   friend struct timetable_builder;

@@ -90,8 +90,8 @@ TEST_CASE("snapshot: read back, the timetable writes the same bytes and "
           == built->stops_near(built->stops[built->pattern_stops[0].stop]
                                  .position,
                                50));
-    // The hops RAPTOR's bounds walk and the rules beside the calls,
-    // rebuilt as the build made them.
+    // The hops RAPTOR's bounds walk (kept) and the rules beside the calls
+    // (rebuilt), as the build made them.
     CHECK(tt.call_rules == built->call_rules);
     CHECK(tt.call_rules.size() == tt.calls.size());
     REQUIRE(tt.hops.covers(tt.stops.size()));
@@ -220,6 +220,23 @@ TEST_CASE("snapshot: of other sources, options or anchor day, another "
     bad_calls->calls_begin.back() += 1;
     r = read_snapshot_bytes(snapshot_bytes(*bad_calls, key_a), key_a, 0);
     CHECK_THAT(r.why, Catch::Contains("the calls"));
+    // The bounds' hops: a stop out of the table, a step below 0 (a bound
+    // above the truth would prune journeys), an index that does not end
+    // where the list does.
+    auto bad_hop = std::make_shared<timetable>(*tt);
+    REQUIRE_FALSE(bad_hop->hops.in.empty());
+    bad_hop->hops.in[0].stop = static_cast<uint32_t>(tt->stops.size());
+    r = read_snapshot_bytes(snapshot_bytes(*bad_hop, key_a), key_a, 0);
+    CHECK(r.verdict == snapshot_verdict::corrupt);
+    CHECK_THAT(r.why, Catch::Contains("a hop"));
+    auto below = std::make_shared<timetable>(*tt);
+    below->hops.out[0].seconds = -1;
+    r = read_snapshot_bytes(snapshot_bytes(*below, key_a), key_a, 0);
+    CHECK_THAT(r.why, Catch::Contains("a hop"));
+    auto short_index = std::make_shared<timetable>(*tt);
+    short_index->hops.out_begin.pop_back();
+    r = read_snapshot_bytes(snapshot_bytes(*short_index, key_a), key_a, 0);
+    CHECK_THAT(r.why, Catch::Contains("the hops out"));
   }
 }
 

@@ -150,6 +150,73 @@ TEST_CASE("travel bounds walk fewer footpaths, each matched by the ones "
   CHECK(longer == 0);
 }
 
+TEST_CASE("travel bounds keep a street's walks between neighbours alone",
+          "[raptor][bounds]") {
+  // Ten stops along a street, 100 m apart: every pair within
+  // the 500 m radius has a footpath, and each longer one is walked over
+  // the neighbours between its stops in no more seconds than it (and
+  // under the stretch), however many there are: only the neighbours'
+  // footpaths are kept, both ways.
+  std::string stops = "stop_id,stop_name,stop_lat,stop_lon\n";
+  for (int i = 0; i < 10; ++i)
+    stops += "S" + std::to_string(i) + ",S" + std::to_string(i) + ","
+             + std::to_string(60.1 + 0.0009 * i) + ",24.9\n";
+  // A bus calls at each (a ride hop joins each to the next, where a
+  // footpath does too).
+  std::string times = "trip_id,arrival_time,departure_time,stop_id,"
+                      "stop_sequence\n";
+  for (int i = 0; i < 10; ++i)
+    times += "x,08:0" + std::to_string(i) + ":00,08:0" + std::to_string(i)
+             + ":00,S" + std::to_string(i) + "," + std::to_string(i + 1)
+             + "\n";
+  std::vector<std::unique_ptr<feed_files>> sources;
+  sources.push_back(in_memory_feed({
+    {"agency.txt", "agency_name,agency_url,agency_timezone\n"
+                   "A,http://a.example,Europe/Helsinki\n"},
+    {"stops.txt", stops},
+    {"routes.txt", "route_id,route_short_name,route_type\n1,1,3\n"},
+    {"trips.txt", "route_id,service_id,trip_id\n1,S,x\n"},
+    {"stop_times.txt", times},
+    {"calendar.txt", "service_id,monday,tuesday,wednesday,thursday,friday,"
+                     "saturday,sunday,start_date,end_date\n"
+                     "S,1,1,1,1,1,1,1,20260101,20261231\n"},
+  }));
+  auto loaded = load_timetable("t", std::move(sources));
+  REQUIRE(loaded);
+  const auto& tt = **loaded;
+  REQUIRE(tt.stops.size() == 10);
+  // Within 500 m: 4 or 5 neighbours on each side (about 100 m apart).
+  CHECK(tt.out.size() >= 2 * (9 + 8 + 7 + 6));
+  auto hops_out = [&tt](uint32_t u) {
+    std::vector<uint32_t> to;
+    for (auto i = tt.hops.out_begin[u]; i < tt.hops.out_begin[u + 1]; ++i)
+      to.push_back(tt.hops.out[i].stop);
+    return to;
+  };
+  std::size_t kept = 0;
+  for (uint32_t u = 0; u < tt.stops.size(); ++u) {
+    auto mine = std::stoi(tt.stops[u].id.substr(1));
+    for (auto v : hops_out(u)) {
+      auto theirs = std::stoi(tt.stops[v].id.substr(1));
+      INFO(tt.stops[u].id << " to " << tt.stops[v].id);
+      CHECK(std::abs(mine - theirs) == 1);
+      ++kept;
+    }
+  }
+  CHECK(kept == 2 * 9);
+  // And the bounds stay bounds: from any stop to S9, no more seconds than
+  // its footpath.
+  auto end = tt.find_stop("S9");
+  REQUIRE(end);
+  travel_bounds b;
+  b.start(tt, nullptr, {{*end, 0}}, true);
+  b.reach(std::numeric_limits<int64_t>::max());
+  for (uint32_t u = 0; u < tt.stops.size(); ++u)
+    for (auto f = tt.out_begin[u]; f < tt.out_begin[u + 1]; ++f)
+      if (tt.out[f].stop == *end)
+        CHECK(b.at(u) <= tt.out[f].seconds);
+}
+
 TEST_CASE("travel bounds settled lazily: exact below the radius, the radius "
           "beyond",
           "[raptor][bounds]") {
