@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #if defined(__GNUC__)
 #define TRANSITD_INLINE [[gnu::always_inline]] inline
@@ -54,6 +55,9 @@ raptor::raptor(const timetable& tt)
   queue_pos_.assign(tt.patterns.size(), none);
   queue_end_.assign(tt.patterns.size(), none);
   hint_.assign(tt.patterns.size(), 0);
+  for (const auto& f : tt.out)
+    if (!f.listed)
+      longest_walk_ = std::max(longest_walk_, int32_t{f.meters});
 }
 
 const pattern& raptor::pattern_at(uint32_t p) const {
@@ -93,6 +97,33 @@ journey_leg raptor::transit_leg(uint32_t pattern, uint32_t rank,
   ride.meters = meters_along(tt_, stops, board, alight);
   ride.origin = origin;
   return ride;
+}
+
+template <bool Backward>
+journey_leg raptor::ride_leg(const ride_label& r, uint32_t s) const {
+  // The label was set where the scan first reached `s` after catching the
+  // trip (forward: the first stop `s` after `from_pos` one may leave at;
+  // backward: the last before it one may board at): a later call at `s`
+  // (a loop) is no earlier arrival, and the trip's times are its day's
+  // origin plus the pattern's.
+  const auto& p = pattern_at(r.pattern);
+  const auto* stops = stops_of(r.pattern);
+  const auto* times = times_of(r.pattern) + r.trip_rank * p.stop_count;
+  uint32_t i = r.from_pos;
+  if constexpr (Backward) {
+    while (i > 0 && !(stops[i - 1].stop == s && stops[i - 1].pickup))
+      --i;
+    i = i > 0 ? i - 1 : r.from_pos;
+  } else {
+    while (i + 1 < p.stop_count
+           && !(stops[i + 1].stop == s && stops[i + 1].drop_off))
+      ++i;
+    i = i + 1 < p.stop_count ? i + 1 : r.from_pos;
+  }
+  const auto origin
+    = when(r.at) - (Backward ? times[i].departure : times[i].arrival);
+  return Backward ? transit_leg(r.pattern, r.trip_rank, origin, i, r.from_pos)
+                  : transit_leg(r.pattern, r.trip_rank, origin, r.from_pos, i);
 }
 
 std::vector<journey> raptor::route(const journey_request& request) {
@@ -152,9 +183,9 @@ std::vector<reach_label> raptor::reach(const journey_request& request,
     reach_label best{s, limit + 1, 0};
     for (int32_t k = 0; k <= K; ++k) {
       auto at = static_cast<std::size_t>(k) * S + s;
-      if (k > 0 && ride_[at] != unlabelled<false>
-          && when(ride_[at]) < best.arrival)
-        best = {s, when(ride_[at]), k};
+      if (k > 0 && ride_[at].at != unlabelled<false>
+          && when(ride_[at].at) < best.arrival)
+        best = {s, when(ride_[at].at), k};
       if (ready_[at] != unlabelled<false> && when(ready_[at]) < best.arrival
           && (k == 0 || ready_parent_[at].stop != s))
         best = {s, when(ready_[at]), k};
@@ -218,13 +249,12 @@ void raptor::prepare(const journey_request& rq) {
   constexpr label none_yet = unlabelled<Backward>;
   origin_ = rq.time;
   if (one_to_all_)
-    ride_.assign(rounds_ * S, none_yet);
+    ride_.assign(rounds_ * S, ride_label{none_yet, 0, 0, 0});
   else
     ride_.resize(rounds_ * S);
   ready_.assign(rounds_ * S, none_yet);
   best_ride_.assign(S, none_yet);
   best_ready_.assign(S, none_yet);
-  ride_parent_.resize(rounds_ * S);
   ready_parent_.resize(rounds_ * S);
   target_walk_.assign(S, -1);
   marked_.assign(S, 0);
@@ -472,10 +502,10 @@ raptor::catch_trip(uint32_t p_index, const pattern& p, const stop_time* times,
   auto at_rank = [&](uint32_t r) -> const stop_time& {
     return times[r * p.stop_count + i];
   };
-  for (std::size_t k = 0; k < zone_days.size(); ++k) {
-    if (!(active_[p_index] & (1u << k)))
-      continue;
-    const auto& day = zone_days[k];
+  // The days the pattern runs on, one bit each (read once: the writes
+  // below could alias it for the compiler).
+  for (unsigned bits = active_[p_index]; bits != 0; bits &= bits - 1) {
+    const auto& day = zone_days[static_cast<std::size_t>(__builtin_ctz(bits))];
     auto rel = t - day.origin;
     // Trips do not overtake one another: the first and last trip bound
     // what the day can offer, without searching (most days of the three
@@ -623,10 +653,19 @@ void raptor::scan_pattern(uint32_t p_index, std::size_t base,
     auto walk = ready_parent_[s].seconds;
     return Backward ? t + walk : t - walk;
   };
-  for (uint32_t step = 0;; ++step) {
-    uint32_t i = Backward ? start - step : start + step;
-    if (Backward ? step > start : i >= p.stop_count)
-      break;
+  // Stop `s` ridden to at `t` on the trip held.
+  auto write = [&](uint32_t s, int64_t t) {
+    ride_[base + s] = {label_of(t), p_index, trip->rank, caught_at};
+    best_ride_[s] = label_of(t);
+    if (!ride_marked_[s]) {
+      ride_marked_[s] = 1;
+      rode_.push_back(s);
+    }
+  };
+  // Up to the last stop marked (backward: the first), where a trip may be
+  // boarded: ride and board.
+  uint32_t i = start;
+  for (;; i = Backward ? i - 1 : i + 1) {
     const auto& ps = p_stops[i];
     auto s = ps.stop;
     const auto& st
@@ -634,16 +673,8 @@ void raptor::scan_pattern(uint32_t p_index, std::size_t base,
     if (trip && (Backward ? ps.pickup : ps.drop_off)) {
       auto t = trip->origin + (Backward ? st.departure : st.arrival);
       if (better<Backward>(t - origin_, int64_t{best_ride_[s]})
-          && promising<Backward>(s, t, dest_best) && stop_ok(s)) {
-        ride_[base + s] = label_of(t);
-        best_ride_[s] = label_of(t);
-        ride_parent_[base + s] = {p_index, trip->rank, trip->origin,
-                                  caught_at, i};
-        if (!ride_marked_[s]) {
-          ride_marked_[s] = 1;
-          rode_.push_back(s);
-        }
-      }
+          && promising<Backward>(s, t, dest_best) && stop_ok(s))
+        write(s, t);
     }
     if (Backward ? ps.drop_off : ps.pickup) {
       const auto ready = ready_[prev + s];
@@ -671,18 +702,38 @@ void raptor::scan_pattern(uint32_t p_index, std::size_t base,
         }
       }
     }
-    // Past the last stop to board at, the trip ridden is all there is;
-    // once it can no longer beat the best journey at a stop, it cannot at
-    // any stop after (a trip takes at least the hops between its stops,
-    // and a stop's bound is at most a hop plus the next stop's).
-    if (Backward ? i <= last_boarding : i >= last_boarding) {
-      if (!trip)
+    if (i == last_boarding || (Backward ? i == 0 : i + 1 == p.stop_count))
+      break;
+  }
+  if (!trip)
+    return;
+  // Past it, only the trip ridden is left (no stop after has a ready time
+  // of the round before), and its calls are ridden until one can no
+  // longer beat the best journey: then none after can (a trip takes at
+  // least the hops between its stops, and a stop's bound is at most a hop
+  // plus the next stop's).
+  const auto* calls = p_times + trip->rank * p.stop_count;
+  const auto day = trip->origin;
+  if constexpr (Backward) {
+    while (i-- > 0) {
+      const auto& ps = p_stops[i];
+      auto t = day + calls[i].departure;
+      if (!promising<true>(ps.stop, t, dest_best))
         break;
-      const auto& at = p_times[trip->rank * p.stop_count + i];
-      if (!promising<Backward>(
-            s, trip->origin + (Backward ? at.arrival : at.departure),
-            dest_best))
+      if (ps.pickup && better<true>(t - origin_, int64_t{best_ride_[ps.stop]})
+          && stop_ok(ps.stop))
+        write(ps.stop, t);
+    }
+  } else {
+    while (++i < p.stop_count) {
+      const auto& ps = p_stops[i];
+      auto t = day + calls[i].arrival;
+      if (!promising<false>(ps.stop, t, dest_best))
         break;
+      if (ps.drop_off
+          && better<false>(t - origin_, int64_t{best_ride_[ps.stop]})
+          && stop_ok(ps.stop))
+        write(ps.stop, t);
     }
   }
 }
@@ -694,7 +745,7 @@ void raptor::reach_target(int32_t k, std::size_t base) {
     ride_marked_[s] = 0;
     if (target_walk_[s] < 0)
       continue;
-    auto t = onward<Backward>(when(ride_[base + s]), target_walk_[s]);
+    auto t = onward<Backward>(when(ride_[base + s].at), target_walk_[s]);
     if (better<Backward>(t, dest_best_)) {
       dest_best_ = t;
       round_best = found{k, s};
@@ -728,27 +779,35 @@ void raptor::walk_on(std::size_t base) {
   const auto& begin = Backward ? tt_.in_begin : tt_.out_begin;
   const auto& list = Backward ? tt_.in : tt_.out;
  
-  // The rider's limit, compared with each footpath's meters as integers.
+  // The rider's limit, compared with each footpath's meters as integers
+  // (only when some footpath is longer: the check is most of the loop).
   const auto max_walk = static_cast<int32_t>(std::ceil(max_walk_));
-  for (auto s : rode_) {
-    int64_t r = ride_[base + s];
-    // A bound is no more than a walk plus the bound beyond it: a ride
-    // label that can no longer beat the best journey (found since it was
-    // written) leads nowhere on foot either.
-    if (!promising<Backward>(s, r, dest_best))
-      continue;
-    auto change = tt_.change_seconds[s];
-    relax(s, onward<Backward>(r, change), {s, change, 0});
-    for (auto f = begin[s]; f < begin[s + 1]; ++f) {
-      const auto& path = list[f];
-      if (path.meters > max_walk && !path.listed)
-        continue; // the rider's limit bounds walks, not the agency's own
-      auto t = onward<Backward>(r, path.seconds);
-      if (!better<Backward>(t, dest_best))
-        break; // shortest first: none after it can do better
-      relax(path.stop, t, {s, path.seconds, path.meters});
+  auto walk = [&](auto limited) {
+    for (auto s : rode_) {
+      int64_t r = ride_[base + s].at;
+      // A bound is no more than a walk plus the bound beyond it: a ride
+      // label that can no longer beat the best journey (found since it
+      // was written) leads nowhere on foot either.
+      if (!promising<Backward>(s, r, dest_best))
+        continue;
+      auto change = tt_.change_seconds[s];
+      relax(s, onward<Backward>(r, change), {s, change, 0});
+      for (auto f = begin[s]; f < begin[s + 1]; ++f) {
+        const auto& path = list[f];
+        if constexpr (decltype(limited)::value)
+          if (path.meters > max_walk && !path.listed)
+            continue; // the rider's limit bounds walks, not the agency's own
+        auto t = onward<Backward>(r, path.seconds);
+        if (!better<Backward>(t, dest_best))
+          break; // shortest first: none after it can do better
+        relax(path.stop, t, {s, path.seconds, path.meters});
+      }
     }
-  }
+  };
+  if (max_walk >= longest_walk_)
+    walk(std::false_type{});
+  else
+    walk(std::true_type{});
 }
 
 template <bool Backward>
@@ -860,7 +919,7 @@ std::vector<journey_leg> raptor::legs_forward(const found& f) const {
   auto cur = f.stop;
   journey_leg egress;
   egress.from_stop = cur;
-  egress.start = when(ride_[at(f.rides, cur)]);
+  egress.start = when(ride_[at(f.rides, cur)].at);
   egress.end = egress.start + target_walk_[cur];
   // At a stop given as the end no walk; beside one, about the footpath.
   egress.meters = rq_->to_stops.empty() || target_walk_[cur] > 0
@@ -876,9 +935,7 @@ std::vector<journey_leg> raptor::legs_forward(const found& f) const {
     }
   legs.push_back(egress);
   for (auto r = f.rides; r >= 1; --r) {
-    const auto& rp = ride_parent_[at(r, cur)];
-    auto ride = transit_leg(rp.pattern, rp.trip_rank, rp.origin, rp.from_pos,
-                            rp.to_pos);
+    auto ride = ride_leg<false>(ride_[at(r, cur)], cur);
     auto board = ride.from_stop;
     legs.push_back(ride);
     const auto& qp = ready_parent_[at(r - 1, board)];
@@ -896,7 +953,7 @@ std::vector<journey_leg> raptor::legs_forward(const found& f) const {
       journey_leg walk;
       walk.from_stop = qp.stop;
       walk.to_stop = board;
-      walk.start = when(ride_[at(r - 1, qp.stop)]);
+      walk.start = when(ride_[at(r - 1, qp.stop)].at);
       walk.end = walk.start + qp.seconds;
       walk.meters = qp.meters;
       legs.push_back(walk);
@@ -915,7 +972,7 @@ std::vector<journey_leg> raptor::legs_backward(const found& f) const {
   auto cur = f.stop;
   journey_leg access;
   access.to_stop = cur;
-  access.end = when(ride_[at(f.rides, cur)]);
+  access.end = when(ride_[at(f.rides, cur)].at);
   access.start = access.end - target_walk_[cur];
   access.meters
     = rq_->from_stops.empty() || target_walk_[cur] > 0
@@ -930,10 +987,8 @@ std::vector<journey_leg> raptor::legs_backward(const found& f) const {
     }
   legs.push_back(access);
   for (auto r = f.rides; r >= 1; --r) {
-    const auto& rp = ride_parent_[at(r, cur)];
     // Backward, the label is where the trip was boarded.
-    auto ride = transit_leg(rp.pattern, rp.trip_rank, rp.origin, rp.to_pos,
-                            rp.from_pos);
+    auto ride = ride_leg<true>(ride_[at(r, cur)], cur);
     auto alight = ride.to_stop;
     legs.push_back(ride);
     const auto& qp = ready_parent_[at(r - 1, alight)];

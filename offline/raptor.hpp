@@ -190,6 +190,9 @@ private:
   bool promising(uint32_t s, int64_t t, int64_t dest_best) const;
 
   const timetable& tt_;
+  /// The longest footpath the timetable made (transfers.txt's aside):
+  /// a rider's limit at least this long leaves every footpath in.
+  int32_t longest_walk_ = 0;
   travel_bounds bounds_;
   /// What `bounds_` holds: the end's stops and seconds, the direction and
   /// the realtime layer (its serial; 0: none).
@@ -225,23 +228,28 @@ private:
   int64_t when(label l) const {
     return origin_ + l;
   }
-  std::vector<label> ride_;
+  /// A stop ridden to in a round: when, and on which trip from where.
+  /// Sixteen bytes, written together in one line: the position where the
+  /// label was set and the trip's service day follow from these (see
+  /// `ride_leg`).
+  struct ride_label {
+    label at;
+    uint32_t pattern;
+    uint32_t trip_rank;
+    uint32_t from_pos; // where the trip was caught in the scan
+  };
+  /// The leg of ride label `r` at stop `s`.
+  template <bool Backward>
+  journey_leg ride_leg(const ride_label& r, uint32_t s) const;
+  std::vector<ride_label> ride_;
   std::vector<label> ready_;
   std::vector<label> best_ride_;
   std::vector<label> best_ready_;
-  struct ride_parent {
-    uint32_t pattern;
-    uint32_t trip_rank;
-    int64_t origin;
-    uint32_t from_pos; // where the trip was caught in the scan
-    uint32_t to_pos;   // where the label was set
-  };
   struct ready_parent {
     uint32_t stop; // the stop ridden to (the same stop for a change)
     int32_t seconds;
     int32_t meters;
   };
-  std::vector<ride_parent> ride_parent_;
   std::vector<ready_parent> ready_parent_;
   std::vector<int32_t> target_walk_;
   /// The target stops joined to a stop given as the end (its footpaths,

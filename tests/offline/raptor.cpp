@@ -518,6 +518,51 @@ TEST_CASE("RAPTOR arrive-by: the last ride is left where the rider arrives "
   CHECK(j.departure == at(8, 0));
 }
 
+TEST_CASE("RAPTOR: a line calling twice at a stop is ridden between the "
+          "calls it was boarded and left at",
+          "[raptor]") {
+  // Line 1 loops back to B after C, then goes on to F.
+  auto tt = line_with_stop("F,F,60.250,24.900",
+                           "x,08:00:00,08:00:00,A,1\n"
+                           "x,08:10:00,08:10:00,B,2\n"
+                           "x,08:20:00,08:20:00,C,3\n"
+                           "x,08:30:00,08:30:00,B,4\n"
+                           "x,08:40:00,08:40:00,F,5\n");
+  raptor router{*tt};
+  const coordinate a{60.100, 24.900}, b{60.150, 24.900}, c{60.200, 24.900};
+  // The ride of a journey: its one transit leg.
+  auto ride_of = [](const std::vector<journey>& found) {
+    REQUIRE(found.size() == 1);
+    std::optional<journey_leg> ride;
+    for (const auto& leg : found[0].legs)
+      if (leg.transit) {
+        CHECK_FALSE(ride);
+        ride = leg;
+      }
+    REQUIRE(ride);
+    return *ride;
+  };
+  for (bool arrive_by : {false, true}) {
+    INFO((arrive_by ? "arrive by" : "leave at"));
+    // From C, B is the second call: boarded at position 2, left at 3.
+    auto from_c = ride_of(router.route(
+      walk_500(c, b, arrive_by ? at(8, 45) : at(8, 15), arrive_by)));
+    CHECK(from_c.board == 2);
+    CHECK(from_c.alight == 3);
+    CHECK(from_c.start == at(8, 20));
+    CHECK(from_c.end == at(8, 30));
+    CHECK(tt->stops[from_c.to_stop].id == "B");
+    // From A, B is the first call (the earliest arrival; arrive-by, the
+    // first-ride rule's mirror leaves the train there too).
+    auto from_a = ride_of(router.route(
+      walk_500(a, b, arrive_by ? at(8, 45) : at(7, 55), arrive_by)));
+    CHECK(from_a.board == 0);
+    CHECK(from_a.alight == 1);
+    CHECK(from_a.start == at(8, 0));
+    CHECK(from_a.end == at(8, 10));
+  }
+}
+
 TEST_CASE("RAPTOR: each ride as late as the next allows (arrive-by: the "
           "rides after the first as early)",
           "[raptor]") {
