@@ -318,6 +318,20 @@ TRANSITD_INLINE bool raptor::promising(uint32_t s, int64_t t,
   return better<Backward>(onward<Backward>(t, bounds_.at(s)), dest_best);
 }
 
+const std::vector<std::pair<uint32_t, double>>&
+raptor::near(const coordinate& point) {
+  for (auto& n : near_)
+    if (n.point.lat == point.lat && n.point.lon == point.lon
+        && n.radius == max_walk_)
+      return n.stops;
+  auto& n = near_[near_next_];
+  near_next_ = (near_next_ + 1) % near_.size();
+  n.point = point;
+  n.radius = max_walk_;
+  n.stops = tt_.stops_near(point, max_walk_);
+  return n.stops;
+}
+
 template <bool Backward>
 void raptor::seed_walks() {
   const auto& rq = *rq_;
@@ -340,7 +354,7 @@ void raptor::seed_walks() {
                   bool origin) {
     std::vector<end_stop> out;
     if (at.empty()) {
-      for (auto [s, d] : tt_.stops_near(point, max_walk_))
+      for (auto [s, d] : near(point))
         out.push_back({s, walk_seconds(d),
                        static_cast<int32_t>(std::lround(d))});
       return out;

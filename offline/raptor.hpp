@@ -9,6 +9,7 @@
 // between stops from the timetable no longer than `max_walk_meters`, and a
 // stop's change time before boarding again where one alighted.
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <limits>
@@ -125,6 +126,18 @@ private:
   /// walks from the stops near the end point, and the walk alone.
   template <bool Backward>
   void seed_walks();
+  /// The stops within `max_walk_` of `point` and their meters, kept for
+  /// the next searches from or to the same point (a plan's later
+  /// searches).
+  const std::vector<std::pair<uint32_t, double>>&
+  near(const coordinate& point);
+  struct near_stops {
+    coordinate point{};
+    double radius = -1;
+    std::vector<std::pair<uint32_t, double>> stops;
+  };
+  std::array<near_stops, 2> near_;
+  std::size_t near_next_ = 0;
   /// Which of its zone's service days each pattern runs on.
   void mark_running_patterns();
   /// The patterns through the stops marked in the last round, each from
