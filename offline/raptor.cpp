@@ -311,6 +311,18 @@ void raptor::bound_to_best() {
 }
 
 template <bool Backward>
+auto raptor::promise(int64_t dest_best) const {
+  const bool bounded = bounded_;
+  const int32_t* bound = bounded ? bounds_.seconds() : nullptr;
+  const int64_t radius = bounded ? bounds_.radius() : 0;
+  return [=](uint32_t s, int64_t t) {
+    return better<Backward>(
+      bounded ? onward<Backward>(t, std::min<int64_t>(bound[s], radius)) : t,
+      dest_best);
+  };
+}
+
+template <bool Backward>
 TRANSITD_INLINE bool raptor::promising(uint32_t s, int64_t t,
                                        int64_t dest_best) const {
   if (!bounded_)
@@ -667,12 +679,27 @@ void raptor::scan_pattern(uint32_t p_index, std::size_t base,
     auto walk = ready_parent_[s].seconds;
     return Backward ? t + walk : t - walk;
   };
+  // The scan's state in locals: its stores (a mark is a char, which may
+  // alias anything) would make the compiler read every member again.
+  const int64_t origin = origin_;
+  const auto hopeful = promise<Backward>(dest_best);
+  const bool wheelchair = wheelchair_;
+  ride_label* const rides = ride_.data() + base;
+  label* const best_ride = best_ride_.data();
+  char* const ride_marked = ride_marked_.data();
+  const label* const ready_before = ready_.data() + prev;
+  auto ok = [&](uint32_t s) { return !wheelchair || stop_ok(s); };
+  // Whether `t` at stop `s` beats its best ride label.
+  auto earlier = [&](uint32_t s, int64_t t) {
+    return better<Backward>(t - origin, int64_t{best_ride[s]});
+  };
   // Stop `s` ridden to at `t` on the trip held.
   auto write = [&](uint32_t s, int64_t t) {
-    ride_[base + s] = {label_of(t), p_index, trip->rank, caught_at};
-    best_ride_[s] = label_of(t);
-    if (!ride_marked_[s]) {
-      ride_marked_[s] = 1;
+    const auto l = static_cast<label>(t - origin);
+    rides[s] = {l, p_index, trip->rank, caught_at};
+    best_ride[s] = l;
+    if (!ride_marked[s]) {
+      ride_marked[s] = 1;
       rode_.push_back(s);
     }
   };
@@ -686,17 +713,16 @@ void raptor::scan_pattern(uint32_t p_index, std::size_t base,
       = trip ? p_times[trip->rank * p.stop_count + i] : stop_time{};
     if (trip && (Backward ? ps.pickup : ps.drop_off)) {
       auto t = trip->origin + (Backward ? st.departure : st.arrival);
-      if (better<Backward>(t - origin_, int64_t{best_ride_[s]})
-          && promising<Backward>(s, t, dest_best) && stop_ok(s))
+      if (earlier(s, t) && hopeful(s, t) && ok(s))
         write(s, t);
     }
     if (Backward ? ps.drop_off : ps.pickup) {
-      const auto ready = ready_[prev + s];
-      const auto r = when(ready);
+      const auto ready = ready_before[s];
+      const auto r = origin + ready;
       auto current
         = trip ? trip->origin + (Backward ? st.arrival : st.departure) : inf;
       if (ready != unlabelled<Backward>
-          && (!trip || !better<Backward>(current, r)) && stop_ok(s)) {
+          && (!trip || !better<Backward>(current, r)) && ok(s)) {
         std::optional<caught> held;
         if (trip)
           held = caught{trip->rank, trip->origin, current};
@@ -732,21 +758,18 @@ void raptor::scan_pattern(uint32_t p_index, std::size_t base,
     while (i-- > 0) {
       const auto& ps = p_stops[i];
       auto t = day + calls[i].departure;
-      if (!promising<true>(ps.stop, t, dest_best))
+      if (!hopeful(ps.stop, t))
         break;
-      if (ps.pickup && better<true>(t - origin_, int64_t{best_ride_[ps.stop]})
-          && stop_ok(ps.stop))
+      if (ps.pickup && earlier(ps.stop, t) && ok(ps.stop))
         write(ps.stop, t);
     }
   } else {
     while (++i < p.stop_count) {
       const auto& ps = p_stops[i];
       auto t = day + calls[i].arrival;
-      if (!promising<false>(ps.stop, t, dest_best))
+      if (!hopeful(ps.stop, t))
         break;
-      if (ps.drop_off
-          && better<false>(t - origin_, int64_t{best_ride_[ps.stop]})
-          && stop_ok(ps.stop))
+      if (ps.drop_off && earlier(ps.stop, t) && ok(ps.stop))
         write(ps.stop, t);
     }
   }
@@ -778,36 +801,46 @@ void raptor::walk_on(std::size_t base) {
   const int64_t dest_best = dest_best_ == unreached<Backward>
                               ? dest_best_
                               : dest_best_ - origin_;
-  auto relax = [&](uint32_t t_stop, int64_t t, ready_parent parent) {
-    if (!better<Backward>(t, int64_t{best_ready_[t_stop]})
-        || !promising<Backward>(t_stop, t, dest_best) || !stop_ok(t_stop))
+  // The loop's state in locals: its stores (a mark is a char, which may
+  // alias anything) would make the compiler read every member again.
+  const auto hopeful = promise<Backward>(dest_best);
+  const bool wheelchair = wheelchair_;
+  label* const ready = ready_.data() + base;
+  label* const best_ready = best_ready_.data();
+  ready_parent* const parents = ready_parent_.data() + base;
+  char* const marked = marked_.data();
+  auto relax = [&](uint32_t u, int64_t t, ready_parent parent) {
+    if (!better<Backward>(t, int64_t{best_ready[u]}) || !hopeful(u, t)
+        || (wheelchair && !stop_ok(u)))
       return;
-    ready_[base + t_stop] = static_cast<label>(t);
-    best_ready_[t_stop] = static_cast<label>(t);
-    ready_parent_[base + t_stop] = parent;
-    if (!marked_[t_stop]) {
-      marked_[t_stop] = 1;
-      marked_list_.push_back(t_stop);
+    ready[u] = static_cast<label>(t);
+    best_ready[u] = static_cast<label>(t);
+    parents[u] = parent;
+    if (!marked[u]) {
+      marked[u] = 1;
+      marked_list_.push_back(u);
     }
   };
-  const auto& begin = Backward ? tt_.in_begin : tt_.out_begin;
-  const auto& list = Backward ? tt_.in : tt_.out;
- 
+  const uint32_t* begin = (Backward ? tt_.in_begin : tt_.out_begin).data();
+  const footpath* list = (Backward ? tt_.in : tt_.out).data();
+  const ride_label* rides = ride_.data() + base;
+  const int32_t* change_seconds = tt_.change_seconds.data();
+
   // The rider's limit, compared with each footpath's meters as integers
   // (only when some footpath is longer: the check is most of the loop).
   const auto max_walk = static_cast<int32_t>(std::ceil(max_walk_));
   auto walk = [&](auto limited) {
     for (auto s : rode_) {
-      int64_t r = ride_[base + s].at;
+      int64_t r = rides[s].at;
       // A bound is no more than a walk plus the bound beyond it: a ride
       // label that can no longer beat the best journey (found since it
       // was written) leads nowhere on foot either.
-      if (!promising<Backward>(s, r, dest_best))
+      if (!hopeful(s, r))
         continue;
-      auto change = tt_.change_seconds[s];
+      auto change = change_seconds[s];
       relax(s, onward<Backward>(r, change), {s, change, 0});
-      for (auto f = begin[s]; f < begin[s + 1]; ++f) {
-        const auto& path = list[f];
+      for (auto f = begin[s], end = begin[s + 1]; f < end; ++f) {
+        const auto path = list[f];
         if constexpr (decltype(limited)::value)
           if (path.meters > max_walk && !path.listed)
             continue; // the rider's limit bounds walks, not the agency's own

@@ -201,6 +201,11 @@ private:
   /// end from stop `s`.
   template <bool Backward>
   bool promising(uint32_t s, int64_t t, int64_t dest_best) const;
+  /// `promising` against `dest_best` as a function of (s, t) holding
+  /// what it reads: for loops whose stores would make it read the
+  /// members again.
+  template <bool Backward>
+  auto promise(int64_t dest_best) const;
 
   const timetable& tt_;
   /// The longest footpath the timetable made (transfers.txt's aside):

@@ -49,6 +49,10 @@ public:
   void reach(int64_t radius);
   /// A lower bound of the seconds between stop `s` and the end.
   int32_t at(uint32_t s) const { return std::min(seconds_[s], radius_); }
+  /// What `at` reads, for a loop to hold in registers: `at(s)` is
+  /// `min(seconds()[s], radius())`, until the next `reach`.
+  const int32_t* seconds() const { return seconds_.data(); }
+  int32_t radius() const { return radius_; }
   /// Stops settled since the start.
   std::size_t settled() const { return settled_; }
 
