@@ -809,10 +809,12 @@ void raptor::walk_on(std::size_t base) {
   label* const best_ready = best_ready_.data();
   ready_parent* const parents = ready_parent_.data() + base;
   char* const marked = marked_.data();
+  // Whether `t` improves stop `u` (and can still lead somewhere).
+  auto improves = [&](uint32_t u, int64_t t) {
+    return better<Backward>(t, int64_t{best_ready[u]}) && hopeful(u, t)
+           && (!wheelchair || stop_ok(u));
+  };
   auto relax = [&](uint32_t u, int64_t t, ready_parent parent) {
-    if (!better<Backward>(t, int64_t{best_ready[u]}) || !hopeful(u, t)
-        || (wheelchair && !stop_ok(u)))
-      return;
     ready[u] = static_cast<label>(t);
     best_ready[u] = static_cast<label>(t);
     parents[u] = parent;
@@ -838,16 +840,20 @@ void raptor::walk_on(std::size_t base) {
       if (!hopeful(s, r))
         continue;
       auto change = change_seconds[s];
-      relax(s, onward<Backward>(r, change), {s, change, 0});
+      if (auto t = onward<Backward>(r, change); improves(s, t))
+        relax(s, t, {s, change, 0});
       for (auto f = begin[s], end = begin[s + 1]; f < end; ++f) {
-        const auto path = list[f];
+        const auto& path = list[f];
         if constexpr (decltype(limited)::value)
           if (path.meters > max_walk && !path.listed)
             continue; // the rider's limit bounds walks, not the agency's own
-        auto t = onward<Backward>(r, path.seconds);
+        const int32_t seconds = path.seconds;
+        auto t = onward<Backward>(r, seconds);
         if (!better<Backward>(t, dest_best))
           break; // shortest first: none after it can do better
-        relax(path.stop, t, {s, path.seconds, path.meters});
+        // The parent (and the meters in it) only for a label written.
+        if (const uint32_t u = path.stop; improves(u, t))
+          relax(u, t, {s, seconds, path.meters});
       }
     }
   };
