@@ -322,14 +322,6 @@ auto raptor::promise(int64_t dest_best) const {
   };
 }
 
-template <bool Backward>
-TRANSITD_INLINE bool raptor::promising(uint32_t s, int64_t t,
-                                       int64_t dest_best) const {
-  if (!bounded_)
-    return better<Backward>(t, dest_best);
-  return better<Backward>(onward<Backward>(t, bounds_.at(s)), dest_best);
-}
-
 const std::vector<std::pair<uint32_t, double>>&
 raptor::near(const coordinate& point) {
   for (auto& n : near_)

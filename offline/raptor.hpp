@@ -197,13 +197,10 @@ private:
   /// Settles the bounds as far as the best journey so far needs.
   template <bool Backward>
   void bound_to_best();
-  /// `t` can still lead to an arrival better than the best so far at the
-  /// end from stop `s`.
-  template <bool Backward>
-  bool promising(uint32_t s, int64_t t, int64_t dest_best) const;
-  /// `promising` against `dest_best` as a function of (s, t) holding
-  /// what it reads: for loops whose stores would make it read the
-  /// members again.
+  /// Whether `t` at stop `s` can still lead to an arrival at the end
+  /// better than `dest_best`, as a function of (s, t) that holds what it
+  /// reads (the bounds): the loops calling it store marks, which would
+  /// make the compiler read the members again.
   template <bool Backward>
   auto promise(int64_t dest_best) const;
 
