@@ -45,8 +45,7 @@ std::optional<failure> outside_service(const timetable& tt, int64_t epoch) {
 std::string_view zone_near(const timetable& tt, const coordinate& at) {
   if (tt.zones.empty())
     return {};
-  auto near = tt.stops_near(at, 5000, false);
-  return tt.zones[near.empty() ? 0 : tt.stops[near.front().first].zone];
+  return tt.zones[tt.zone_near(at, 5000, false)];
 }
 
 int64_t local_instant(const timetable& tt, const coordinate& at,
@@ -367,8 +366,10 @@ trip_plans plan_trips(raptor& router, const timetable& tt,
   trip_plans answer;
   // The zone of the stop nearest the origin (all of a feed's agencies
   // share one).
-  auto near = tt.stops_near(query.from, query.max_walking_distance);
-  answer.timezone = tt.zones[near.empty() ? 0 : tt.stops[near[0].first].zone];
+  answer.timezone = tt.zones.empty()
+                      ? std::string{}
+                      : tt.zones[tt.zone_near(query.from,
+                                              query.max_walking_distance)];
   // Planners ask for more than the tool's limit because their answers
   // hold duplicates to drop; RAPTOR's hold none (plan_journeys removes
   // them), so more than the largest limit would be work thrown away.

@@ -30,12 +30,11 @@ void timetable::build_grid() {
     grid_[cell_of(stops[s].position)].push_back(s);
 }
 
-std::vector<std::pair<uint32_t, double>>
-timetable::stops_near(const coordinate& center, double radius,
-                      bool routable_only) const {
-  std::vector<std::pair<uint32_t, double>> found;
+template <class Visit>
+void timetable::visit_near(const coordinate& center, double radius,
+                           bool routable_only, Visit&& visit) const {
   if (!(radius >= 0) || std::abs(center.lat) > 90 || std::abs(center.lon) > 180)
-    return found;
+    return;
   constexpr double meters_per_degree = 111'320.0;
   auto dlat = radius / meters_per_degree;
   auto coslat = std::max(0.01, std::cos(center.lat * 3.14159265358979 / 180));
@@ -44,34 +43,60 @@ timetable::stops_near(const coordinate& center, double radius,
   auto row1 = static_cast<int64_t>(std::floor((center.lat + dlat) / cell_degrees));
   auto col0 = static_cast<int64_t>(std::floor((center.lon - dlon) / cell_degrees));
   auto col1 = static_cast<int64_t>(std::floor((center.lon + dlon) / cell_degrees));
+  auto consider = [&](uint32_t s) {
+    if (routable_only && !routable(s))
+      return;
+    auto d = distance_m(center, stops[s].position);
+    if (d <= radius)
+      visit(s, d);
+  };
   // A huge radius would visit more cells than there are stops: scan all.
   if ((row1 - row0 + 1) * (col1 - col0 + 1) > static_cast<int64_t>(grid_.size())) {
-    for (uint32_t s = 0; s < stops.size(); ++s) {
-      if (routable_only && !routable(s))
-        continue;
-      auto d = distance_m(center, stops[s].position);
-      if (d <= radius)
-        found.emplace_back(s, d);
-    }
-  } else {
-    for (auto row = row0; row <= row1; ++row)
-      for (auto col = col0; col <= col1; ++col) {
-        auto it = grid_.find(row * 1'000'000 + col);
-        if (it == grid_.end())
-          continue;
-        for (auto s : it->second) {
-          if (routable_only && !routable(s))
-            continue;
-          auto d = distance_m(center, stops[s].position);
-          if (d <= radius)
-            found.emplace_back(s, d);
-        }
-      }
+    for (uint32_t s = 0; s < stops.size(); ++s)
+      consider(s);
+    return;
   }
+  for (auto row = row0; row <= row1; ++row)
+    for (auto col = col0; col <= col1; ++col) {
+      auto it = grid_.find(row * 1'000'000 + col);
+      if (it != grid_.end())
+        for (auto s : it->second)
+          consider(s);
+    }
+}
+
+std::vector<std::pair<uint32_t, double>>
+timetable::stops_near(const coordinate& center, double radius,
+                      bool routable_only) const {
+  std::vector<std::pair<uint32_t, double>> found;
+  visit_near(center, radius, routable_only,
+             [&](uint32_t s, double d) { found.emplace_back(s, d); });
   std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
     return a.second != b.second ? a.second < b.second : a.first < b.first;
   });
   return found;
+}
+
+std::optional<uint32_t> timetable::nearest_stop(const coordinate& center,
+                                                double radius,
+                                                bool routable_only) const {
+  std::optional<uint32_t> best;
+  double best_m = 0;
+  visit_near(center, radius, routable_only, [&](uint32_t s, double d) {
+    if (!best || d < best_m || (d == best_m && s < *best)) {
+      best = s;
+      best_m = d;
+    }
+  });
+  return best;
+}
+
+uint16_t timetable::zone_near(const coordinate& center, double radius,
+                              bool routable_only) const {
+  if (zones.size() <= 1)
+    return 0;
+  auto s = nearest_stop(center, radius, routable_only);
+  return s ? stops[*s].zone : 0;
 }
 
 void timetable::reindex() {

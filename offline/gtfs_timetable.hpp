@@ -300,6 +300,15 @@ public:
   std::vector<std::pair<uint32_t, double>>
   stops_near(const coordinate& center, double radius,
              bool routable_only = true) const;
+  /// The stop nearest `center` within `radius` meters (the first of the
+  /// nearest, as `stops_near` orders them), without listing the others.
+  std::optional<uint32_t> nearest_stop(const coordinate& center,
+                                       double radius,
+                                       bool routable_only = true) const;
+  /// The zone of the stop nearest `center` within `radius` meters, else
+  /// the first zone; at once when the timetable has one zone.
+  uint16_t zone_near(const coordinate& center, double radius,
+                     bool routable_only = true) const;
   /// Whether a pattern calls at the stop.
   bool routable(uint32_t stop) const {
     return calls_begin[stop + 1] > calls_begin[stop];
@@ -342,6 +351,10 @@ private:
   std::unordered_map<std::string, uint32_t> route_index_;
   std::unordered_map<int64_t, std::vector<uint32_t>, grid_key_hash> grid_;
   void build_grid();
+  /// Calls `visit(stop, meters)` for each stop within `radius` meters.
+  template <class Visit>
+  void visit_near(const coordinate& center, double radius,
+                  bool routable_only, Visit&& visit) const;
   int64_t cell_of(const coordinate& c) const;
 };
 

@@ -228,7 +228,11 @@ seq 1 30 | xargs -P 10 -I@@ bash -c "$(declare -f call); meta='$meta'; call '$lb
 elapsed=$(( $(date +%s) - start ))
 sent=$(mock_stat requests)
 most=$(mock_stat maxPerSecond)
-[ "$most" -le "$rate" ] || fail "the mock saw $most requests in one second (limit $rate)"
+# The shared bucket (burst 1) grants at most 1 + rate in any second
+# (docs/operations.md, Sizing): spaced 1/rate apart, so a wall-clock
+# second holds rate grants, and one more when the network delays the
+# first request of the second more than the last.
+[ "$most" -le $((rate + 1)) ] || fail "the mock saw $most requests in one second (limit $rate, burst 1)"
 [ "$sent" -ge 10 ] || fail "only $sent upstream requests: the load did not reach the upstream"
 echo "3. 30 uncached calls over 3 replicas, limit $rate/s: $sent upstream requests in ${elapsed}s, at most $most in any second"
 
