@@ -58,6 +58,22 @@ raptor::raptor(const timetable& tt)
   for (const auto& f : tt.out)
     if (!f.listed)
       longest_walk_ = std::max(longest_walk_, int32_t{f.meters});
+  spans_.resize(tt.patterns.size());
+  for (std::size_t p = 0; p < tt.patterns.size(); ++p) {
+    const auto& pat = tt.patterns[p];
+    if (pat.trip_count == 0)
+      continue;
+    const auto* first = tt.times.data() + pat.times_begin;
+    const auto* last = first + std::size_t{pat.trip_count - 1} * pat.stop_count;
+    auto& span = spans_[p];
+    span.zone = pat.zone;
+    span.first = std::numeric_limits<int32_t>::max();
+    span.last = std::numeric_limits<int32_t>::min();
+    for (uint32_t i = 0; i < pat.stop_count; ++i) {
+      span.first = std::min({span.first, first[i].arrival, first[i].departure});
+      span.last = std::max({span.last, last[i].arrival, last[i].departure});
+    }
+  }
 }
 
 const pattern& raptor::pattern_at(uint32_t p) const {
@@ -162,6 +178,7 @@ std::vector<reach_label> raptor::reach(const journey_request& request,
   // would be.
   dest_best_ = limit + 1;
   mark_running_patterns();
+  start_live_days<false>();
   const auto S = tt_.stops.size();
   const auto K = static_cast<int32_t>(rounds_) - 1;
   for (int32_t k = 1; k <= K && !marked_list_.empty(); ++k) {
@@ -208,6 +225,7 @@ std::vector<journey> raptor::run(const journey_request& rq) {
   bound_by_end(Backward);
   bound_to_best<Backward>();
   mark_running_patterns();
+  start_live_days<Backward>();
   const auto S = tt_.stops.size();
   const auto K = static_cast<int32_t>(rounds_) - 1;
   for (int32_t k = 1; k <= K && !marked_list_.empty(); ++k) {
@@ -455,6 +473,25 @@ void raptor::mark_running_patterns() {
       if (zone_days[k].day == day)
         active_[p] |= static_cast<uint8_t>(1u << k);
   }
+  live_ = active_;
+  dead_days_.clear();
+  by_first_.clear();
+  by_last_.clear();
+  for (uint32_t p = 0; p < first_layer_pattern_; ++p) {
+    const auto span = spans_[p];
+    const auto& zone_days = days_[span.zone];
+    for (unsigned b = active_[p]; b != 0; b &= b - 1) {
+      const auto k = static_cast<unsigned>(__builtin_ctz(b));
+      const auto bit = static_cast<uint8_t>(1u << k);
+      by_first_.push_back({zone_days[k].origin + span.first, p, bit});
+      by_last_.push_back({zone_days[k].origin + span.last, p, bit});
+    }
+  }
+  auto by_time = [](const day_edge& a, const day_edge& b) {
+    return a.at < b.at;
+  };
+  std::sort(by_first_.begin(), by_first_.end(), by_time);
+  std::sort(by_last_.begin(), by_last_.end(), by_time);
   // Each stop's calls of the patterns running, where one may board and
   // where one may alight: on a day, a few of a feed's patterns run (a
   // sixth of New York's calls), and the rounds read only these.
@@ -511,7 +548,7 @@ TRANSITD_INLINE bool raptor::usable(uint32_t p_index, const pattern& p,
 template <bool Backward>
 TRANSITD_INLINE std::optional<raptor::caught>
 raptor::catch_trip(uint32_t p_index, const pattern& p, const stop_time* times,
-                   uint32_t i, int64_t t,
+                   uint32_t i, int64_t t, unsigned days,
                    const std::optional<caught>& held) const {
   std::optional<caught> best = held;
   if (p.trip_count == 0)
@@ -520,9 +557,9 @@ raptor::catch_trip(uint32_t p_index, const pattern& p, const stop_time* times,
   auto at_rank = [&](uint32_t r) -> const stop_time& {
     return times[r * p.stop_count + i];
   };
-  // The days the pattern runs on, one bit each (read once: the writes
-  // below could alias it for the compiler).
-  for (unsigned bits = active_[p_index]; bits != 0; bits &= bits - 1) {
+  // The days to look on, one bit each (a copy: the writes below could
+  // alias `live_` for the compiler).
+  for (unsigned bits = days; bits != 0; bits &= bits - 1) {
     const auto& day = zone_days[static_cast<std::size_t>(__builtin_ctz(bits))];
     auto rel = t - day.origin;
     // Trips do not overtake one another: the first and last trip bound
@@ -676,6 +713,10 @@ void raptor::scan_pattern(uint32_t p_index, std::size_t base,
   const int64_t origin = origin_;
   const auto hopeful = promise<Backward>(dest_best);
   const bool wheelchair = wheelchair_;
+  // No day left on which a trip can be caught: nothing to ride.
+  const unsigned days = live_[p_index];
+  if (days == 0)
+    return;
   ride_label* const rides = ride_.data() + base;
   label* const best_ride = best_ride_.data();
   char* const ride_marked = ride_marked_.data();
@@ -718,7 +759,8 @@ void raptor::scan_pattern(uint32_t p_index, std::size_t base,
         std::optional<caught> held;
         if (trip)
           held = caught{trip->rank, trip->origin, current};
-        if (auto c = catch_trip<Backward>(p_index, p, p_times, i, r, held);
+        if (auto c = catch_trip<Backward>(p_index, p, p_times, i, r, days,
+                                          held);
             c && (!trip || better<Backward>(c->at, current))) {
           trip = c;
           caught_at = i;
@@ -783,6 +825,52 @@ void raptor::reach_target(int32_t k, std::size_t base) {
   if (round_best) {
     front_.push_back(*round_best);
     bound_to_best<Backward>();
+    prune_live_days<Backward>();
+  }
+}
+
+void raptor::take_day(const day_edge& e) {
+  live_[e.pattern] = static_cast<uint8_t>(live_[e.pattern] & ~e.bit);
+  dead_days_.emplace_back(e.pattern, e.bit);
+}
+
+template <bool Backward>
+void raptor::start_live_days() {
+  for (auto [p, bit] : dead_days_)
+    live_[p] = static_cast<uint8_t>(live_[p] | bit);
+  dead_days_.clear();
+  first_cut_ = 0;
+  last_cut_ = 0;
+  // Labels lie at or after the query's time (arrive-by: at or before): a
+  // day whose last call is before it (arrive-by: whose first is after)
+  // has no trip to catch.
+  const int64_t time = rq_->time;
+  if constexpr (Backward) {
+    auto n = by_first_.size();
+    while (first_cut_ < n && by_first_[n - 1 - first_cut_].at > time)
+      take_day(by_first_[n - 1 - first_cut_++]);
+  } else {
+    while (last_cut_ < by_last_.size() && by_last_[last_cut_].at < time)
+      take_day(by_last_[last_cut_++]);
+  }
+  prune_live_days<Backward>();
+}
+
+template <bool Backward>
+void raptor::prune_live_days() {
+  if (dest_best_ == unreached<Backward>)
+    return;
+  // A trip whose every call is at or after the best arrival (arrive-by:
+  // at or before the best departure) writes no label. A day taken out
+  // twice (by both ends) is put back twice: the same bit.
+  const int64_t best = dest_best_;
+  if constexpr (Backward) {
+    while (last_cut_ < by_last_.size() && by_last_[last_cut_].at <= best)
+      take_day(by_last_[last_cut_++]);
+  } else {
+    auto n = by_first_.size();
+    while (first_cut_ < n && by_first_[n - 1 - first_cut_].at >= best)
+      take_day(by_first_[n - 1 - first_cut_++]);
   }
 }
 
@@ -920,7 +1008,7 @@ void raptor::tighten(std::vector<journey_leg>& legs) const {
       // Forward: the latest trip arriving by the limit; arrive-by: the
       // earliest leaving at or after it.
       auto trip = catch_trip<!Backward>(q, p, times_of(q), Backward ? from : to,
-                                        limit, std::nullopt);
+                                        limit, active_[q], std::nullopt);
       if (!trip)
         continue;
       auto leg = transit_leg(q, trip->rank, trip->origin, from, to);

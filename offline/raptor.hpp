@@ -152,11 +152,22 @@ private:
   /// earliest departing at or after t, backward the latest arriving at or
   /// before t, over the service days it runs on. With `held` (the trip
   /// ridden, its time at `i`), the trip caught only when it is better.
+  /// `days`: the bits of `days_[p.zone]` to look on (`live_` in a
+  /// search, `active_` after it).
   template <bool Backward>
   std::optional<caught> catch_trip(uint32_t p_index, const pattern& p,
                                    const stop_time* times, uint32_t i,
-                                   int64_t t,
+                                   int64_t t, unsigned days,
                                    const std::optional<caught>& held) const;
+  /// `live_` from `active_` and the query's time, at a search's start.
+  template <bool Backward>
+  void start_live_days();
+  /// `live_` less the days the best journey found rules out.
+  template <bool Backward>
+  void prune_live_days();
+  struct day_edge;
+  /// Takes a pattern's day out of `live_` until the next search's start.
+  void take_day(const day_edge& e);
   /// Whether trip `r` of router pattern `p` can be taken on `day`.
   bool usable(uint32_t p_index, const pattern& p, uint32_t r,
               int32_t day) const;
@@ -287,6 +298,36 @@ private:
   std::vector<char> marked_;
   std::vector<char> ride_marked_;
   std::vector<uint8_t> active_;
+  /// Per timetable pattern, the earliest and the latest time of any of
+  /// its calls (its first trip's and its last's: trips do not overtake),
+  /// in seconds after the day's origin.
+  struct time_span {
+    int32_t first = 0;
+    int32_t last = 0;
+    uint16_t zone = 0;
+  };
+  std::vector<time_span> spans_;
+  /// `active_` less the days a search cannot catch a trip on: forward,
+  /// a day whose last call is before the query's time, or whose first is
+  /// not before the best arrival found (arrive-by: the mirror). Such a
+  /// trip would write no label, so `catch_trip` does not look on them.
+  std::vector<uint8_t> live_;
+  /// A day of a pattern in `active_` (its bit) and the epoch seconds of
+  /// its first or last call; sorted by them, so that a search takes days
+  /// out of `live_` from the ends (each once), and puts back at its end
+  /// only those it took.
+  struct day_edge {
+    int64_t at = 0;
+    uint32_t pattern = 0;
+    uint8_t bit = 0;
+  };
+  std::vector<day_edge> by_first_;
+  std::vector<day_edge> by_last_;
+  /// The days taken out of `live_` since the search's start.
+  std::vector<std::pair<uint32_t, uint8_t>> dead_days_;
+  /// How far the ends of `by_first_` and `by_last_` were taken.
+  std::size_t first_cut_ = 0;
+  std::size_t last_cut_ = 0;
   /// Per stop, the calls of the patterns in `active_` (the timetable's and
   /// the layer's) where one may board ([0]) and alight ([1]), CSR.
   std::vector<uint32_t> running_begin_[2];
