@@ -474,7 +474,9 @@ void raptor::mark_running_patterns() {
         active_[p] |= static_cast<uint8_t>(1u << k);
   }
   live_ = active_;
-  dead_days_.clear();
+  time_dead_.clear();
+  best_dead_.clear();
+  time_cut_for_.valid = false;
   by_first_.clear();
   by_last_.clear();
   for (uint32_t p = 0; p < first_layer_pattern_; ++p) {
@@ -673,10 +675,13 @@ void raptor::queue_patterns() {
   };
   const auto& begin = running_begin_[Backward ? 1 : 0];
   const auto& list = running_calls_[Backward ? 1 : 0];
+  // A pattern without a day left to catch a trip on is not scanned.
+  const uint8_t* const live = live_.data();
   for (auto s : marked_list_) {
     marked_[s] = 0;
     for (auto c = begin[s]; c < begin[s + 1]; ++c)
-      place(list[c].pattern, list[c].position);
+      if (live[list[c].pattern] != 0)
+        place(list[c].pattern, list[c].position);
   }
   marked_list_.clear();
 }
@@ -829,29 +834,47 @@ void raptor::reach_target(int32_t k, std::size_t base) {
   }
 }
 
-void raptor::take_day(const day_edge& e) {
-  live_[e.pattern] = static_cast<uint8_t>(live_[e.pattern] & ~e.bit);
-  dead_days_.emplace_back(e.pattern, e.bit);
+void raptor::take_day(const day_edge& e,
+                      std::vector<std::pair<uint32_t, uint8_t>>& taken) {
+  auto& bits = live_[e.pattern];
+  // Taken already (by the other end): put back with that end's list only.
+  if ((bits & e.bit) == 0)
+    return;
+  bits = static_cast<uint8_t>(bits & ~e.bit);
+  taken.emplace_back(e.pattern, e.bit);
+}
+
+void raptor::put_back(std::vector<std::pair<uint32_t, uint8_t>>& taken) {
+  for (auto [p, bit] : taken)
+    live_[p] = static_cast<uint8_t>(live_[p] | bit);
+  taken.clear();
 }
 
 template <bool Backward>
 void raptor::start_live_days() {
-  for (auto [p, bit] : dead_days_)
-    live_[p] = static_cast<uint8_t>(live_[p] | bit);
-  dead_days_.clear();
-  first_cut_ = 0;
-  last_cut_ = 0;
+  put_back(best_dead_);
+  best_cut_ = 0;
   // Labels lie at or after the query's time (arrive-by: at or before): a
   // day whose last call is before it (arrive-by: whose first is after)
-  // has no trip to catch.
+  // has no trip to catch. What a search before took stays out when this
+  // one's time is no earlier (arrive-by: no later), as a plan's later
+  // searches are.
   const int64_t time = rq_->time;
+  const bool keep = time_cut_for_.valid && time_cut_for_.backward == Backward
+                    && (Backward ? time <= time_cut_for_.time
+                                 : time >= time_cut_for_.time);
+  if (!keep) {
+    put_back(time_dead_);
+    time_cut_ = 0;
+  }
+  time_cut_for_ = {true, Backward, time};
   if constexpr (Backward) {
     auto n = by_first_.size();
-    while (first_cut_ < n && by_first_[n - 1 - first_cut_].at > time)
-      take_day(by_first_[n - 1 - first_cut_++]);
+    while (time_cut_ < n && by_first_[n - 1 - time_cut_].at > time)
+      take_day(by_first_[n - 1 - time_cut_++], time_dead_);
   } else {
-    while (last_cut_ < by_last_.size() && by_last_[last_cut_].at < time)
-      take_day(by_last_[last_cut_++]);
+    while (time_cut_ < by_last_.size() && by_last_[time_cut_].at < time)
+      take_day(by_last_[time_cut_++], time_dead_);
   }
   prune_live_days<Backward>();
 }
@@ -861,16 +884,15 @@ void raptor::prune_live_days() {
   if (dest_best_ == unreached<Backward>)
     return;
   // A trip whose every call is at or after the best arrival (arrive-by:
-  // at or before the best departure) writes no label. A day taken out
-  // twice (by both ends) is put back twice: the same bit.
+  // at or before the best departure) writes no label.
   const int64_t best = dest_best_;
   if constexpr (Backward) {
-    while (last_cut_ < by_last_.size() && by_last_[last_cut_].at <= best)
-      take_day(by_last_[last_cut_++]);
+    while (best_cut_ < by_last_.size() && by_last_[best_cut_].at <= best)
+      take_day(by_last_[best_cut_++], best_dead_);
   } else {
     auto n = by_first_.size();
-    while (first_cut_ < n && by_first_[n - 1 - first_cut_].at >= best)
-      take_day(by_first_[n - 1 - first_cut_++]);
+    while (best_cut_ < n && by_first_[n - 1 - best_cut_].at >= best)
+      take_day(by_first_[n - 1 - best_cut_++], best_dead_);
   }
 }
 

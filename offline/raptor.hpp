@@ -166,8 +166,12 @@ private:
   template <bool Backward>
   void prune_live_days();
   struct day_edge;
-  /// Takes a pattern's day out of `live_` until the next search's start.
-  void take_day(const day_edge& e);
+  /// Takes a pattern's day out of `live_`, noting it in `taken` (unless
+  /// it is out already).
+  void take_day(const day_edge& e,
+                std::vector<std::pair<uint32_t, uint8_t>>& taken);
+  /// Puts the days of `taken` back into `live_`.
+  void put_back(std::vector<std::pair<uint32_t, uint8_t>>& taken);
   /// Whether trip `r` of router pattern `p` can be taken on `day`.
   bool usable(uint32_t p_index, const pattern& p, uint32_t r,
               int32_t day) const;
@@ -323,11 +327,19 @@ private:
   };
   std::vector<day_edge> by_first_;
   std::vector<day_edge> by_last_;
-  /// The days taken out of `live_` since the search's start.
-  std::vector<std::pair<uint32_t, uint8_t>> dead_days_;
-  /// How far the ends of `by_first_` and `by_last_` were taken.
-  std::size_t first_cut_ = 0;
-  std::size_t last_cut_ = 0;
+  /// The days taken out of `live_` by the query's time (kept for the
+  /// next search when its time is no earlier, arrive-by no later: what
+  /// `time_cut_for_` says) and by the best journey (put back at every
+  /// search's start); how far each end was taken.
+  std::vector<std::pair<uint32_t, uint8_t>> time_dead_;
+  std::vector<std::pair<uint32_t, uint8_t>> best_dead_;
+  std::size_t time_cut_ = 0;
+  std::size_t best_cut_ = 0;
+  struct {
+    bool valid = false;
+    bool backward = false;
+    int64_t time = 0;
+  } time_cut_for_;
   /// Per stop, the calls of the patterns in `active_` (the timetable's and
   /// the layer's) where one may board ([0]) and alight ([1]), CSR.
   std::vector<uint32_t> running_begin_[2];
