@@ -548,13 +548,17 @@ TRANSITD_INLINE bool raptor::usable(uint32_t p_index, const pattern& p,
 }
 
 template <bool Backward>
-TRANSITD_INLINE std::optional<raptor::caught>
-raptor::catch_trip(uint32_t p_index, const pattern& p, const stop_time* times,
-                   uint32_t i, int64_t t, unsigned days,
-                   const std::optional<caught>& held) const {
-  std::optional<caught> best = held;
+TRANSITD_INLINE bool raptor::catch_trip(uint32_t p_index, const pattern& p,
+                                        const stop_time* times, uint32_t i,
+                                        int64_t t, unsigned days, bool held,
+                                        caught& best) const {
   if (p.trip_count == 0)
-    return best;
+    return false;
+  // The trip held (in `best` until a better one replaces it).
+  const uint32_t held_rank = best.rank;
+  const int64_t held_origin = best.origin;
+  bool have = held;
+  bool found = false;
   const auto& zone_days = days_[p.zone];
   auto at_rank = [&](uint32_t r) -> const stop_time& {
     return times[r * p.stop_count + i];
@@ -572,11 +576,11 @@ raptor::catch_trip(uint32_t p_index, const pattern& p, const stop_time* times,
     const auto& last = at_rank(p.trip_count - 1);
     if constexpr (!Backward) {
       if (last.departure < rel
-          || (best && day.origin + first.departure >= best->at))
+          || (have && day.origin + first.departure >= best.at))
         continue;
     } else {
       if (first.arrival > rel
-          || (best && day.origin + last.arrival <= best->at))
+          || (have && day.origin + last.arrival <= best.at))
         continue;
     }
     // Whether trip `r` passes `i` before `t` (backward: by it); false from
@@ -591,16 +595,16 @@ raptor::catch_trip(uint32_t p_index, const pattern& p, const stop_time* times,
     auto hint = hint_[p_index];
     // The trip held rides on this day: only the trips before it (backward:
     // after it) can be better, and none is when its neighbour is missed.
-    if (held && held->origin == day.origin) {
+    if (held && held_origin == day.origin) {
       if constexpr (!Backward) {
-        if (held->rank == 0 || before(held->rank - 1))
+        if (held_rank == 0 || before(held_rank - 1))
           continue;
-        end = held->rank;
+        end = held_rank;
         hint = end - 1;
       } else {
-        if (held->rank + 1 == p.trip_count || !before(held->rank + 1))
+        if (held_rank + 1 == p.trip_count || !before(held_rank + 1))
           continue;
-        floor = held->rank + 1;
+        floor = held_rank + 1;
         hint = floor;
       }
     }
@@ -639,8 +643,10 @@ raptor::catch_trip(uint32_t p_index, const pattern& p, const stop_time* times,
         if (!usable(p_index, p, r, day.day))
           continue;
         auto at = day.origin + at_rank(r).departure;
-        if (!best || at < best->at)
+        if (!have || at < best.at) {
           best = caught{r, day.origin, at};
+          have = found = true;
+        }
         break;
       }
     } else {
@@ -648,13 +654,15 @@ raptor::catch_trip(uint32_t p_index, const pattern& p, const stop_time* times,
         if (!usable(p_index, p, r, day.day))
           continue;
         auto at = day.origin + at_rank(r).arrival;
-        if (!best || at > best->at)
+        if (!have || at > best.at) {
           best = caught{r, day.origin, at};
+          have = found = true;
+        }
         break;
       }
     }
   }
-  return best;
+  return found;
 }
 
 template <bool Backward>
@@ -700,7 +708,9 @@ void raptor::scan_pattern(uint32_t p_index, std::size_t base,
   // Where a trip may last be boarded: the last stop marked.
   auto last_boarding = queue_end_[p_index];
   queue_pos_[p_index] = none;
-  std::optional<caught> trip;
+  // The trip ridden (when `riding`).
+  caught trip{0, 0, 0};
+  bool riding = false;
   uint32_t caught_at = 0;
   // Round 1 rides from the start: of the stops near it where the trip
   // ridden can be caught, it is boarded where the rider leaves latest
@@ -734,7 +744,7 @@ void raptor::scan_pattern(uint32_t p_index, std::size_t base,
   // Stop `s` ridden to at `t` on the trip held.
   auto write = [&](uint32_t s, int64_t t) {
     const auto l = static_cast<label>(t - origin);
-    rides[s] = {l, p_index, trip->rank, caught_at};
+    rides[s] = {l, p_index, trip.rank, caught_at};
     best_ride[s] = l;
     if (!ride_marked[s]) {
       ride_marked[s] = 1;
@@ -748,9 +758,9 @@ void raptor::scan_pattern(uint32_t p_index, std::size_t base,
     const auto& ps = p_stops[i];
     auto s = ps.stop;
     const auto& st
-      = trip ? p_times[trip->rank * p.stop_count + i] : stop_time{};
-    if (trip && (Backward ? ps.pickup : ps.drop_off)) {
-      auto t = trip->origin + (Backward ? st.departure : st.arrival);
+      = riding ? p_times[trip.rank * p.stop_count + i] : stop_time{};
+    if (riding && (Backward ? ps.pickup : ps.drop_off)) {
+      auto t = trip.origin + (Backward ? st.departure : st.arrival);
       if (earlier(s, t) && hopeful(s, t) && ok(s))
         write(s, t);
     }
@@ -758,21 +768,19 @@ void raptor::scan_pattern(uint32_t p_index, std::size_t base,
       const auto ready = ready_before[s];
       const auto r = origin + ready;
       auto current
-        = trip ? trip->origin + (Backward ? st.arrival : st.departure) : inf;
+        = riding ? trip.origin + (Backward ? st.arrival : st.departure) : inf;
       if (ready != unlabelled<Backward>
-          && (!trip || !better<Backward>(current, r)) && ok(s)) {
-        std::optional<caught> held;
-        if (trip)
-          held = caught{trip->rank, trip->origin, current};
-        if (auto c = catch_trip<Backward>(p_index, p, p_times, i, r, days,
-                                          held);
-            c && (!trip || better<Backward>(c->at, current))) {
+          && (!riding || !better<Backward>(current, r)) && ok(s)) {
+        // The trip held, or one better (on its time here).
+        caught c{trip.rank, trip.origin, current};
+        if (catch_trip<Backward>(p_index, p, p_times, i, r, days, riding, c)) {
           trip = c;
+          riding = true;
           caught_at = i;
-          hint_[p_index] = c->rank;
+          hint_[p_index] = c.rank;
           if (first_ride)
-            leave = leave_at(s, c->at);
-        } else if (first_ride && trip) {
+            leave = leave_at(s, c.at);
+        } else if (first_ride && riding) {
           // The same trip, caught here too.
           if (auto l = leave_at(s, current); better<!Backward>(l, leave)) {
             caught_at = i;
@@ -784,15 +792,15 @@ void raptor::scan_pattern(uint32_t p_index, std::size_t base,
     if (i == last_boarding || (Backward ? i == 0 : i + 1 == p.stop_count))
       break;
   }
-  if (!trip)
+  if (!riding)
     return;
   // Past it, only the trip ridden is left (no stop after has a ready time
   // of the round before), and its calls are ridden until one can no
   // longer beat the best journey: then none after can (a trip takes at
   // least the hops between its stops, and a stop's bound is at most a hop
   // plus the next stop's).
-  const auto* calls = p_times + trip->rank * p.stop_count;
-  const auto day = trip->origin;
+  const auto* calls = p_times + trip.rank * p.stop_count;
+  const auto day = trip.origin;
   if constexpr (Backward) {
     while (i-- > 0) {
       const auto& ps = p_stops[i];
@@ -1029,11 +1037,11 @@ void raptor::tighten(std::vector<journey_leg>& legs) const {
         continue;
       // Forward: the latest trip arriving by the limit; arrive-by: the
       // earliest leaving at or after it.
-      auto trip = catch_trip<!Backward>(q, p, times_of(q), Backward ? from : to,
-                                        limit, active_[q], std::nullopt);
-      if (!trip)
+      caught trip{0, 0, 0};
+      if (!catch_trip<!Backward>(q, p, times_of(q), Backward ? from : to,
+                                 limit, active_[q], false, trip))
         continue;
-      auto leg = transit_leg(q, trip->rank, trip->origin, from, to);
+      auto leg = transit_leg(q, trip.rank, trip.origin, from, to);
       const auto& than = pick ? *pick : ride;
       if (Backward ? than.end > leg.end : leg.start > than.start)
         pick = leg;

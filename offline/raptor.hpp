@@ -151,14 +151,14 @@ private:
   /// The trip of `p` to catch at position `i` given `t`: forward the
   /// earliest departing at or after t, backward the latest arriving at or
   /// before t, over the service days it runs on. With `held` (the trip
-  /// ridden, its time at `i`), the trip caught only when it is better.
+  /// ridden, in `best` with its time at `i`), a trip only when it is
+  /// better. Whether one was found (then in `best`).
   /// `days`: the bits of `days_[p.zone]` to look on (`live_` in a
   /// search, `active_` after it).
   template <bool Backward>
-  std::optional<caught> catch_trip(uint32_t p_index, const pattern& p,
-                                   const stop_time* times, uint32_t i,
-                                   int64_t t, unsigned days,
-                                   const std::optional<caught>& held) const;
+  bool catch_trip(uint32_t p_index, const pattern& p, const stop_time* times,
+                  uint32_t i, int64_t t, unsigned days, bool held,
+                  caught& best) const;
   /// `live_` from `active_` and the query's time, at a search's start.
   template <bool Backward>
   void start_live_days();
