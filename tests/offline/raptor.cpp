@@ -234,7 +234,7 @@ TEST_CASE("RAPTOR arrive-by: the latest departure that arrives in time",
   std::uniform_int_distribution<std::size_t> pick(0, routable.size() - 1);
   std::uniform_int_distribution<int> second(7 * 3600, 22 * 3600);
   int checked = 0;
-  for (int q = 0; q < 60; ++q) {
+  for (int q = 0; q < 90; ++q) {
     journey_request rq;
     rq.from = tt->stops[routable[pick(rng)]].position;
     rq.to = tt->stops[routable[pick(rng)]].position;
@@ -765,6 +765,79 @@ TEST_CASE("reach (one-to-all) equals the connection scan's arrivals on the "
     }
   }
   CHECK(compared > 1000);
+}
+
+TEST_CASE("RAPTOR: a router answers as a fresh one whatever it searched "
+          "before",
+          "[raptor]") {
+  // A router keeps state from one search to the next (the running
+  // patterns, the live days and the time's cut, the bounds, the stops
+  // near the ends, the hints): forward, arrive-by and one-to-all
+  // searches, with 1 to 6 rounds and earlier or later times, in turn on
+  // one router, each against a router that never searched.
+  auto tt = load("mta-subway-2026-09/mta-subway-gtfs.zip");
+  raptor shared{*tt};
+  std::vector<uint32_t> routable;
+  for (uint32_t s = 0; s < tt->stops.size(); ++s)
+    if (tt->routable(s))
+      routable.push_back(s);
+  std::mt19937 rng{77};
+  std::uniform_int_distribution<std::size_t> pick(0, routable.size() - 1);
+  std::uniform_int_distribution<int> second(4 * 3600, 26 * 3600);
+  auto same_legs = [](const journey& a, const journey& b) {
+    if (a.legs.size() != b.legs.size())
+      return false;
+    for (std::size_t i = 0; i < a.legs.size(); ++i) {
+      const auto& x = a.legs[i];
+      const auto& y = b.legs[i];
+      if (x.transit != y.transit || x.from_stop != y.from_stop
+          || x.to_stop != y.to_stop || x.start != y.start || x.end != y.end
+          || x.pattern != y.pattern || x.trip_rank != y.trip_rank
+          || x.board != y.board || x.alight != y.alight
+          || x.meters != y.meters)
+        return false;
+    }
+    return true;
+  };
+  int journeys = 0;
+  for (int q = 0; q < 90; ++q) {
+    journey_request rq;
+    rq.from = tt->stops[routable[pick(rng)]].position;
+    rq.to = tt->stops[routable[pick(rng)]].position;
+    rq.time = local_epoch("America/New_York", 2026, 10, 14, second(rng));
+    // Runs of five alike but for the time (the searches a plan makes, or
+    // an hour's questions), then another kind.
+    rq.max_walk_meters = q % 3 == 0 ? 300 : 1000;
+    rq.max_transfers = q / 5 % 6;
+    rq.arrive_by = q / 5 % 3 == 1;
+    INFO("query " << q << ": " << (rq.arrive_by ? "arrive-by" : "depart")
+                  << " at " << rq.time << ", transfers " << rq.max_transfers);
+    raptor fresh{*tt};
+    if (q % 10 == 9) {
+      auto limit = rq.time + 45 * 60;
+      rq.arrive_by = false;
+      auto a = shared.reach(rq, limit);
+      auto b = fresh.reach(rq, limit);
+      REQUIRE(a.size() == b.size());
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        CHECK(a[i].stop == b[i].stop);
+        CHECK(a[i].arrival == b[i].arrival);
+        CHECK(a[i].rides == b[i].rides);
+      }
+      continue;
+    }
+    auto a = shared.route(rq);
+    auto b = fresh.route(rq);
+    REQUIRE(a.size() == b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      CHECK(a[i].departure == b[i].departure);
+      CHECK(a[i].arrival == b[i].arrival);
+      CHECK(a[i].rides == b[i].rides);
+      CHECK(same_legs(a[i], b[i]));
+    }
+    journeys += static_cast<int>(a.size());
+  }
+  CHECK(journeys > 40);
 }
 
 TEST_CASE("plan_journeys' filter: a journey another beats is dropped",
