@@ -177,6 +177,7 @@ std::vector<reach_label> raptor::reach(const journey_request& request,
   // Labels later than the limit are pruned as a later arrival at a target
   // would be.
   dest_best_ = limit + 1;
+  bound_ = dest_best_;
   mark_running_patterns();
   start_live_days<false>();
   const auto S = tt_.stops.size();
@@ -223,8 +224,12 @@ std::vector<journey> raptor::run(const journey_request& rq) {
   prepare<Backward>(rq);
   seed_walks<Backward>();
   bound_by_end(Backward);
-  bound_to_best<Backward>();
   mark_running_patterns();
+  cap_by_known<Backward>();
+  bound_ = dest_best_;
+  if (better<Backward>(caps_[1], bound_))
+    bound_ = caps_[1];
+  bound_to_best<Backward>();
   start_live_days<Backward>();
   const auto S = tt_.stops.size();
   const auto K = static_cast<int32_t>(rounds_) - 1;
@@ -232,6 +237,9 @@ std::vector<journey> raptor::run(const journey_request& rq) {
     if (rq.stop && rq.stop->load(std::memory_order_relaxed))
       return {};
     const auto base = static_cast<std::size_t>(k) * S;
+    if (k > 1)
+      cap_by_labels<Backward>(k);
+    tighten_bound<Backward>(k, base - S);
     queue_patterns<Backward>();
     rode_.clear();
     for (auto p_index : queued_)
@@ -293,6 +301,138 @@ void raptor::prepare(const journey_request& rq) {
   marked_list_.clear();
   front_.clear();
   dest_best_ = inf;
+  bound_ = inf;
+  caps_.assign(rounds_, inf);
+}
+
+template <bool Backward>
+int64_t raptor::replay(const journey& j, int32_t from_ride,
+                       int64_t t) const {
+  constexpr int64_t inf = unreached<Backward>;
+  if (j.rides <= from_ride || static_cast<std::size_t>(j.rides) >= rounds_
+      || j.legs.empty())
+    return inf;
+  const auto patterns
+    = first_layer_pattern_
+      + static_cast<uint32_t>(rt_ != nullptr ? rt_->patterns.size() : 0);
+  // The legs in the search's direction: walks take what they took, a
+  // change at one stop its change time, and each ride the first trip of
+  // its pattern that can be caught (arrive-by: the last), on the days
+  // this search looks at, as the rounds would.
+  const journey_leg* ridden = nullptr;
+  const auto n = j.legs.size();
+  int32_t seen = 0;
+  bool started = from_ride == 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const auto& l = j.legs[Backward ? n - 1 - k : k];
+    if (!started) {
+      // Up to the ride to start from: `t` is when its stop is reached.
+      if (!l.transit || seen++ < from_ride)
+        continue;
+      started = true;
+    }
+    if (!l.transit) {
+      t = onward<Backward>(t, l.end - l.start);
+      ridden = nullptr;
+      continue;
+    }
+    if (l.pattern >= patterns)
+      return inf;
+    if (ridden != nullptr) {
+      // Off one vehicle and on the next at the same stop.
+      auto s = Backward ? ridden->from_stop : ridden->to_stop;
+      if (s != (Backward ? l.to_stop : l.from_stop) || s >= tt_.stops.size())
+        return inf;
+      t = onward<Backward>(t, tt_.change_seconds[s]);
+    }
+    const auto& p = pattern_at(l.pattern);
+    const auto* times = times_of(l.pattern);
+    if (l.board >= p.stop_count || l.alight >= p.stop_count)
+      return inf;
+    caught c{0, 0, 0};
+    if (!catch_trip<Backward>(l.pattern, p, times,
+                              Backward ? l.alight : l.board, t,
+                              active_[l.pattern], false, c))
+      return inf;
+    const auto& st = times[c.rank * p.stop_count + (Backward ? l.board
+                                                               : l.alight)];
+    t = c.origin + (Backward ? st.departure : st.arrival);
+    ridden = &l;
+  }
+  return t;
+}
+
+template <bool Backward>
+void raptor::cap_by_known() {
+  if (rq_->known == nullptr || one_to_all_)
+    return;
+  for (const auto& j : *rq_->known)
+    cap_by<Backward>(j, replay<Backward>(j, 0, rq_->time));
+}
+
+template <bool Backward>
+void raptor::cap_by(const journey& j, int64_t end) {
+  if (end == unreached<Backward>)
+    return;
+  // One second past it: a journey equal to it is still found.
+  auto cap = Backward ? end - 1 : end + 1;
+  for (auto k = static_cast<std::size_t>(j.rides); k < rounds_; ++k)
+    if (better<Backward>(cap, caps_[k]))
+      caps_[k] = cap;
+}
+
+template <bool Backward>
+void raptor::cap_by_labels(int32_t k) {
+  if (rq_->known == nullptr || one_to_all_)
+    return;
+  // Each known journey from its ride k on (arrive-by: its k-th ride from
+  // the end), boarded when the labels reach where it boards that ride
+  // with at most k - 1 rides: the way this search found there, then the
+  // known journey's rest.
+  for (const auto& j : *rq_->known) {
+    if (j.rides < k)
+      continue;
+    const journey_leg* ride = nullptr;
+    int32_t seen = 0;
+    const auto n = j.legs.size();
+    for (std::size_t i = 0; i < n && ride == nullptr; ++i) {
+      const auto& l = j.legs[Backward ? n - 1 - i : i];
+      if (l.transit && ++seen == k)
+        ride = &l;
+    }
+    if (ride == nullptr)
+      continue;
+    auto s = Backward ? ride->to_stop : ride->from_stop;
+    if (s >= best_ready_.size() || best_ready_[s] == unlabelled<Backward>)
+      continue;
+    cap_by<Backward>(j, replay<Backward>(j, k - 1, when(best_ready_[s])));
+  }
+}
+
+template <bool Backward>
+void raptor::tighten_bound(int32_t k, std::optional<std::size_t> marks) {
+  auto bound = dest_best_;
+  if (better<Backward>(caps_[static_cast<std::size_t>(k)], bound))
+    bound = caps_[static_cast<std::size_t>(k)];
+  if (bound == bound_)
+    return;
+  bound_ = bound;
+  bound_to_best<Backward>();
+  prune_live_days<Backward>();
+  if (!marks)
+    return;
+  // The stops marked in the round before, under a looser bound: those
+  // that can no longer beat it board nothing.
+  const auto hopeful = promise<Backward>(bound_ - origin_);
+  const label* ready = ready_.data() + *marks;
+  std::size_t kept = 0;
+  for (auto s : marked_list_) {
+    if (hopeful(s, ready[s]))
+      marked_list_[kept++] = s;
+    else
+      marked_[s] = 0;
+  }
+  marked_list_.resize(kept);
 }
 
 TRANSITD_INLINE bool raptor::stop_ok(uint32_t s) const {
@@ -321,11 +461,11 @@ void raptor::bound_by_end(bool backward) {
 
 template <bool Backward>
 void raptor::bound_to_best() {
-  if (!bounded_ || dest_best_ == unreached<Backward>)
+  if (!bounded_ || bound_ == unreached<Backward>)
     return;
   // Labels lie after the query's time (arrive-by: before): no bound
   // beyond the best journey's length is ever compared.
-  bounds_.reach(Backward ? rq_->time - dest_best_ : dest_best_ - rq_->time);
+  bounds_.reach(Backward ? rq_->time - bound_ : bound_ - rq_->time);
 }
 
 template <bool Backward>
@@ -700,7 +840,7 @@ void raptor::scan_pattern(uint32_t p_index, std::size_t base,
   constexpr int64_t inf = unreached<Backward>;
   // Fixed while a pattern is scanned: held here, not re-read after every
   // label written.
-  const int64_t dest_best = dest_best_;
+  const int64_t dest_best = bound_;
   const auto& p = pattern_at(p_index);
   const auto* p_stops = stops_of(p_index);
   const auto* p_times = times_of(p_index);
@@ -837,8 +977,7 @@ void raptor::reach_target(int32_t k, std::size_t base) {
   }
   if (round_best) {
     front_.push_back(*round_best);
-    bound_to_best<Backward>();
-    prune_live_days<Backward>();
+    tighten_bound<Backward>(k, std::nullopt);
   }
 }
 
@@ -889,11 +1028,11 @@ void raptor::start_live_days() {
 
 template <bool Backward>
 void raptor::prune_live_days() {
-  if (dest_best_ == unreached<Backward>)
+  if (bound_ == unreached<Backward>)
     return;
-  // A trip whose every call is at or after the best arrival (arrive-by:
-  // at or before the best departure) writes no label.
-  const int64_t best = dest_best_;
+  // A trip whose every call is at or after the bound (the best arrival,
+  // or a round's cap; arrive-by: at or before it) writes no label.
+  const int64_t best = bound_;
   if constexpr (Backward) {
     while (best_cut_ < by_last_.size() && by_last_[best_cut_].at <= best)
       take_day(by_last_[best_cut_++], best_dead_);
@@ -908,9 +1047,9 @@ template <bool Backward>
 void raptor::walk_on(std::size_t base) {
   // In seconds from the query's time, as the labels: the comparisons
   // (and the bounds' sums) keep their sense when both sides shift.
-  const int64_t dest_best = dest_best_ == unreached<Backward>
-                              ? dest_best_
-                              : dest_best_ - origin_;
+  const int64_t dest_best = bound_ == unreached<Backward>
+                              ? bound_
+                              : bound_ - origin_;
   // The loop's state in locals: its stores (a mark is a char, which may
   // alias anything) would make the compiler read every member again.
   const auto hopeful = promise<Backward>(dest_best);
@@ -1250,11 +1389,16 @@ std::vector<journey> plan_journeys(raptor& router,
                                    const journey_request& request,
                                    std::size_t count) {
   std::vector<journey> all;
+  // Every journey found, whether kept or not: those leaving after a later
+  // search's time bound it (they are journeys it could find).
+  std::vector<journey> known;
   auto rq = request;
+  rq.known = &known;
   for (int search = 0; search < 4 && all.size() < count; ++search) {
     if (request.stop && request.stop->load(std::memory_order_relaxed))
       return {};
     auto found = router.route(rq);
+    known.insert(known.end(), found.begin(), found.end());
     std::optional<int64_t> next;
     for (auto& j : found) {
       if (j.rides == 0 && search > 0)

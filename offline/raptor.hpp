@@ -22,6 +22,7 @@
 namespace transitd::gtfs {
 
 class realtime_layer;
+struct journey;
 
 struct journey_request {
   coordinate from;
@@ -46,6 +47,14 @@ struct journey_request {
   /// the layer's patterns, numbered after the timetable's). Null, or a
   /// layer of another timetable: the schedule.
   const realtime_layer* realtime = nullptr;
+  /// Journeys an earlier search of the same rider's question found (a
+  /// plan's later searches; may be null). Each is ridden again from this
+  /// request's time (the same walks, changes and patterns, the first trip
+  /// it can catch on each), and where that arrives, it bounds the search
+  /// from its first round: a label that cannot arrive by it with as many
+  /// rides or more is not written. The answer is the one the search gives
+  /// without them: it includes journeys that only equal them.
+  const std::vector<journey>* known = nullptr;
 };
 
 struct journey_leg {
@@ -209,7 +218,33 @@ private:
   /// Lower bounds towards the query's end (see raptor_bounds.hpp), over
   /// the timetable's hops; computed once for the searches of one end.
   void bound_by_end(bool backward);
-  /// Settles the bounds as far as the best journey so far needs.
+  /// `caps_` from the request's known journeys.
+  template <bool Backward>
+  void cap_by_known();
+  /// The arrival (arrive-by: departure) of the known journey `j` ridden
+  /// again in this search: its walks, changes and patterns, each ride on
+  /// the first trip it can catch (arrive-by: the last). A journey this
+  /// search could find, so a bound on what it finds with as many rides.
+  /// Unreached when a ride cannot be caught.
+  /// From its ride `from_ride` on (0: from the start, at `t` the query's
+  /// time; else `t` is when the stop of that ride is reached).
+  template <bool Backward>
+  int64_t replay(const journey& j, int32_t from_ride, int64_t t) const;
+  /// `caps_` tightened by known journey `j` reaching the end at `end`.
+  template <bool Backward>
+  void cap_by(const journey& j, int64_t end);
+  /// `caps_` from the known journeys' rides from the `k`-th on, boarded
+  /// where the labels of the rounds before reach (at the start of round
+  /// `k`).
+  template <bool Backward>
+  void cap_by_labels(int32_t k);
+  /// `bound_` for round `k` (after the best journey or the cap changed);
+  /// the bounds and live days follow it when it tightened, and so do the
+  /// stops marked in the round before (their labels at `marks`), when
+  /// given.
+  template <bool Backward>
+  void tighten_bound(int32_t k, std::optional<std::size_t> marks);
+  /// Settles the bounds as far as the pruning bound needs.
   template <bool Backward>
   void bound_to_best();
   /// Whether `t` at stop `s` can still lead to an arrival at the end
@@ -355,6 +390,16 @@ private:
   double max_walk_ = 0;
   /// The best arrival at the destination so far (backward: departure).
   int64_t dest_best_ = 0;
+  /// Per round, what a label must beat to be written besides `dest_best_`:
+  /// one second after the earliest arrival of the known journeys with at
+  /// most that many rides (backward: before the latest departure), so
+  /// that the journeys equal to them are still found. A label written in
+  /// round k may lead to the end in any later round, and the caps only
+  /// tighten from round to round: round k's cap holds for all of them.
+  std::vector<int64_t> caps_;
+  /// What labels are pruned by in the round running: the better of
+  /// `dest_best_` and the round's cap.
+  int64_t bound_ = 0;
   double direct_meters_ = 0;
   int32_t direct_seconds_ = 0;
   /// The service days a journey from the query time can use, per zone.

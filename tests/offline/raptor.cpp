@@ -44,6 +44,15 @@ int64_t local_epoch(const std::string& zone, int y, unsigned m, unsigned d,
     .count();
 }
 
+/// The stops a journey can start or end at, for random queries.
+std::vector<uint32_t> routable_stops(const timetable& tt) {
+  std::vector<uint32_t> out;
+  for (uint32_t s = 0; s < tt.stops.size(); ++s)
+    if (tt.routable(s))
+      out.push_back(s);
+  return out;
+}
+
 /// Random points near random stops, random times of one day, random walk
 /// and transfer bounds; RAPTOR's earliest arrival with at most k vehicles
 /// must equal the reference's for every k.
@@ -53,10 +62,7 @@ void compare_with_reference(
   const realtime_layer* realtime = nullptr,
   const test::csa_reference::changes* changes = nullptr) {
   std::mt19937 rng{seed};
-  std::vector<uint32_t> routable;
-  for (uint32_t s = 0; s < tt.stops.size(); ++s)
-    if (tt.routable(s))
-      routable.push_back(s);
+  const auto routable = routable_stops(tt);
   auto noon = local_epoch(zone, y, m, d, 12 * 3600);
   test::csa_reference reference{tt, noon, changes};
   raptor router{tt};
@@ -114,6 +120,23 @@ void compare_with_reference(
   }
   // The comparison means something only if most queries find a journey.
   CHECK(reached > queries / 2);
+}
+
+/// Whether two journeys ride and walk alike, leg by leg.
+bool same_legs(const journey& a, const journey& b) {
+  if (a.legs.size() != b.legs.size())
+    return false;
+  for (std::size_t i = 0; i < a.legs.size(); ++i) {
+    const auto& x = a.legs[i];
+    const auto& y = b.legs[i];
+    if (x.transit != y.transit || x.from_stop != y.from_stop
+        || x.to_stop != y.to_stop || x.start != y.start || x.end != y.end
+        || x.pattern != y.pattern || x.trip_rank != y.trip_rank
+        || x.board != y.board || x.alight != y.alight
+        || x.meters != y.meters)
+      return false;
+  }
+  return true;
 }
 
 } // namespace
@@ -227,10 +250,7 @@ TEST_CASE("RAPTOR arrive-by: the latest departure that arrives in time",
   auto tt = load("mta-subway-2026-09/mta-subway-gtfs.zip");
   raptor router{*tt};
   std::mt19937 rng{5};
-  std::vector<uint32_t> routable;
-  for (uint32_t s = 0; s < tt->stops.size(); ++s)
-    if (tt->routable(s))
-      routable.push_back(s);
+  const auto routable = routable_stops(*tt);
   std::uniform_int_distribution<std::size_t> pick(0, routable.size() - 1);
   std::uniform_int_distribution<int> second(7 * 3600, 22 * 3600);
   int checked = 0;
@@ -616,10 +636,7 @@ TEST_CASE("plan_journeys on the subway: itineraries a rider would take",
           "[raptor][rules]") {
   auto tt = load("mta-subway-2026-09/mta-subway-gtfs.zip");
   raptor router{*tt};
-  std::vector<uint32_t> routable;
-  for (uint32_t s = 0; s < tt->stops.size(); ++s)
-    if (tt->routable(s))
-      routable.push_back(s);
+  const auto routable = routable_stops(*tt);
   std::mt19937 rng{31};
   std::uniform_int_distribution<std::size_t> pick(0, routable.size() - 1);
   // Any second of the day, the small hours included (where the next ride
@@ -717,10 +734,7 @@ TEST_CASE("reach (one-to-all) equals the connection scan's arrivals on the "
           "[raptor][reference][reach]") {
   auto tt = load("mta-subway-2026-09/mta-subway-gtfs.zip");
   raptor router{*tt};
-  std::vector<uint32_t> routable;
-  for (uint32_t s = 0; s < tt->stops.size(); ++s)
-    if (tt->routable(s))
-      routable.push_back(s);
+  const auto routable = routable_stops(*tt);
   std::mt19937 rng{33};
   std::uniform_int_distribution<std::size_t> pick(0, routable.size() - 1);
   std::uniform_int_distribution<int> second(5 * 3600, 23 * 3600);
@@ -777,28 +791,10 @@ TEST_CASE("RAPTOR: a router answers as a fresh one whatever it searched "
   // one router, each against a router that never searched.
   auto tt = load("mta-subway-2026-09/mta-subway-gtfs.zip");
   raptor shared{*tt};
-  std::vector<uint32_t> routable;
-  for (uint32_t s = 0; s < tt->stops.size(); ++s)
-    if (tt->routable(s))
-      routable.push_back(s);
+  const auto routable = routable_stops(*tt);
   std::mt19937 rng{77};
   std::uniform_int_distribution<std::size_t> pick(0, routable.size() - 1);
   std::uniform_int_distribution<int> second(4 * 3600, 26 * 3600);
-  auto same_legs = [](const journey& a, const journey& b) {
-    if (a.legs.size() != b.legs.size())
-      return false;
-    for (std::size_t i = 0; i < a.legs.size(); ++i) {
-      const auto& x = a.legs[i];
-      const auto& y = b.legs[i];
-      if (x.transit != y.transit || x.from_stop != y.from_stop
-          || x.to_stop != y.to_stop || x.start != y.start || x.end != y.end
-          || x.pattern != y.pattern || x.trip_rank != y.trip_rank
-          || x.board != y.board || x.alight != y.alight
-          || x.meters != y.meters)
-        return false;
-    }
-    return true;
-  };
   int journeys = 0;
   for (int q = 0; q < 90; ++q) {
     journey_request rq;
@@ -840,6 +836,68 @@ TEST_CASE("RAPTOR: a router answers as a fresh one whatever it searched "
   CHECK(journeys > 40);
 }
 
+TEST_CASE("RAPTOR: journeys known from earlier searches bound a search, "
+          "which answers as without them",
+          "[raptor]") {
+  // A plan's later searches start a little after the one before, which
+  // found journeys: ridden again from the later time (and from where the
+  // later search's rounds reach their rides), they bound it from its first
+  // round. The answer must be the one found without them, leg for leg,
+  // including journeys that only equal one known (and so arrive exactly
+  // when a known one ridden again does).
+  auto tt = load("mta-subway-2026-09/mta-subway-gtfs.zip");
+  raptor with{*tt};
+  raptor without{*tt};
+  const auto routable = routable_stops(*tt);
+  std::mt19937 rng{91};
+  std::uniform_int_distribution<std::size_t> pick(0, routable.size() - 1);
+  std::uniform_int_distribution<int> second(4 * 3600, 26 * 3600);
+  std::uniform_int_distribution<int> later(0, 20 * 60);
+  int compared = 0;
+  // Answers equal to a known journey with as many rides: where the
+  // bound's one second counts.
+  int met = 0;
+  for (int q = 0; q < 120; ++q) {
+    journey_request rq;
+    rq.from = tt->stops[routable[pick(rng)]].position;
+    rq.to = tt->stops[routable[pick(rng)]].position;
+    rq.time = local_epoch("America/New_York", 2026, 10, 14, second(rng));
+    rq.max_walk_meters = q % 3 == 0 ? 300 : 1000;
+    rq.max_transfers = q % 5;
+    rq.arrive_by = q % 2 == 1;
+    INFO("query " << q << ": " << (rq.arrive_by ? "arrive-by" : "depart")
+                  << " at " << rq.time << ", transfers " << rq.max_transfers);
+    // The searches before: at the time, and a little later (arrive-by:
+    // earlier), as a plan's are; then this one after them.
+    std::vector<journey> known;
+    for (int before = 0; before < 2; ++before) {
+      auto found = without.route(rq);
+      known.insert(known.end(), found.begin(), found.end());
+      auto step = 60 + later(rng);
+      rq.time += rq.arrive_by ? -step : step;
+    }
+    auto a = without.route(rq);
+    rq.known = &known;
+    auto b = with.route(rq);
+    REQUIRE(a.size() == b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      CHECK(a[i].departure == b[i].departure);
+      CHECK(a[i].arrival == b[i].arrival);
+      CHECK(a[i].rides == b[i].rides);
+      CHECK(same_legs(a[i], b[i]));
+      if (std::any_of(known.begin(), known.end(), [&](const journey& k) {
+            return k.rides == a[i].rides
+                   && (rq.arrive_by ? k.departure == a[i].departure
+                                    : k.arrival == a[i].arrival);
+          }))
+        ++met;
+    }
+    compared += static_cast<int>(a.size());
+  }
+  CHECK(compared > 60);
+  CHECK(met > 10);
+}
+
 TEST_CASE("plan_journeys' filter: a journey another beats is dropped",
           "[raptor][plan]") {
   auto make = [](int64_t departure, int64_t arrival, int32_t rides) {
@@ -871,10 +929,7 @@ TEST_CASE("plan_journeys on the subway: no itinerary leaves earlier for the "
   auto tt = test::load_fixture_feed("mta-subway-2026-09/mta-subway-gtfs.zip");
   gtfs::raptor router{*tt};
   std::mt19937 rng{5};
-  std::vector<uint32_t> routable;
-  for (uint32_t s = 0; s < tt->stops.size(); ++s)
-    if (tt->routable(s))
-      routable.push_back(s);
+  const auto routable = routable_stops(*tt);
   std::uniform_int_distribution<std::size_t> pick(0, routable.size() - 1);
   // Wednesday 2026-10-14, 03:00 New York (night service: trains far apart)
   // and 08:00.
