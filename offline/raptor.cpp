@@ -178,6 +178,7 @@ std::vector<reach_label> raptor::reach(const journey_request& request,
   // would be.
   dest_best_ = limit + 1;
   bound_ = dest_best_;
+  next_bound_ = bound_;
   mark_running_patterns();
   start_live_days<false>();
   const auto S = tt_.stops.size();
@@ -192,7 +193,7 @@ std::vector<reach_label> raptor::reach(const journey_request& request,
       scan_pattern<false>(p_index, base, base - S);
     for (auto s : rode_) // no target to reach: only the marks to clear
       ride_marked_[s] = 0;
-    walk_on<false>(base);
+    walk_on<false>(base, bound_);
   }
   // Each stop's earliest arrival, by vehicle or on foot (a change at the
   // stop itself is no arrival), with the rides of the round that made it.
@@ -242,10 +243,22 @@ std::vector<journey> raptor::run(const journey_request& rq) {
     tighten_bound<Backward>(k, base - S);
     queue_patterns<Backward>();
     rode_.clear();
+    // A stop not the end's is worth a ride label only for the rounds
+    // after: the next round's cap holds for it (in the last, nothing is).
+    next_bound_ = bound_;
+    if (k == K)
+      next_bound_ = rq.time;
+    else if (better<Backward>(caps_[static_cast<std::size_t>(k) + 1], bound_))
+      next_bound_ = caps_[static_cast<std::size_t>(k) + 1];
     for (auto p_index : queued_)
       scan_pattern<Backward>(p_index, base, base - S);
     reach_target<Backward>(k, base);
-    walk_on<Backward>(base);
+    // What the changes and footpaths lead to is boarded in the next round:
+    // its cap holds for them.
+    auto next = bound_;
+    if (k < K && better<Backward>(caps_[static_cast<std::size_t>(k) + 1], next))
+      next = caps_[static_cast<std::size_t>(k) + 1];
+    walk_on<Backward>(base, next);
   }
   std::vector<journey> result;
   result.reserve(front_.size());
@@ -867,6 +880,13 @@ void raptor::scan_pattern(uint32_t p_index, std::size_t base,
   // alias anything) would make the compiler read every member again.
   const int64_t origin = origin_;
   const auto hopeful = promise<Backward>(dest_best);
+  // Stops not the end's answer to the next round's bound (when tighter).
+  const bool split = next_bound_ != dest_best;
+  const auto hopeful_next = promise<Backward>(next_bound_);
+  const int32_t* const to_end = target_walk_.data();
+  auto worth = [&](uint32_t s, int64_t t) {
+    return !split || to_end[s] >= 0 || hopeful_next(s, t);
+  };
   const bool wheelchair = wheelchair_;
   // No day left on which a trip can be caught: nothing to ride.
   const unsigned days = live_[p_index];
@@ -901,7 +921,7 @@ void raptor::scan_pattern(uint32_t p_index, std::size_t base,
       = riding ? p_times[trip.rank * p.stop_count + i] : stop_time{};
     if (riding && (Backward ? ps.pickup : ps.drop_off)) {
       auto t = trip.origin + (Backward ? st.departure : st.arrival);
-      if (earlier(s, t) && hopeful(s, t) && ok(s))
+      if (earlier(s, t) && hopeful(s, t) && worth(s, t) && ok(s))
         write(s, t);
     }
     if (Backward ? ps.drop_off : ps.pickup) {
@@ -947,7 +967,8 @@ void raptor::scan_pattern(uint32_t p_index, std::size_t base,
       auto t = day + calls[i].departure;
       if (!hopeful(ps.stop, t))
         break;
-      if (ps.pickup && earlier(ps.stop, t) && ok(ps.stop))
+      if (ps.pickup && earlier(ps.stop, t) && worth(ps.stop, t)
+          && ok(ps.stop))
         write(ps.stop, t);
     }
   } else {
@@ -956,7 +977,8 @@ void raptor::scan_pattern(uint32_t p_index, std::size_t base,
       auto t = day + calls[i].arrival;
       if (!hopeful(ps.stop, t))
         break;
-      if (ps.drop_off && earlier(ps.stop, t) && ok(ps.stop))
+      if (ps.drop_off && earlier(ps.stop, t) && worth(ps.stop, t)
+          && ok(ps.stop))
         write(ps.stop, t);
     }
   }
@@ -1044,12 +1066,12 @@ void raptor::prune_live_days() {
 }
 
 template <bool Backward>
-void raptor::walk_on(std::size_t base) {
+void raptor::walk_on(std::size_t base, int64_t bound) {
   // In seconds from the query's time, as the labels: the comparisons
   // (and the bounds' sums) keep their sense when both sides shift.
-  const int64_t dest_best = bound_ == unreached<Backward>
-                              ? bound_
-                              : bound_ - origin_;
+  const int64_t dest_best = bound == unreached<Backward>
+                              ? bound
+                              : bound - origin_;
   // The loop's state in locals: its stores (a mark is a char, which may
   // alias anything) would make the compiler read every member again.
   const auto hopeful = promise<Backward>(dest_best);

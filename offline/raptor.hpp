@@ -190,9 +190,9 @@ private:
   template <bool Backward>
   void reach_target(int32_t k, std::size_t base);
   /// Changes and footpaths from the stops ridden to, towards the next
-  /// round's boarding.
+  /// round's boarding, pruned by `bound` (the next round's).
   template <bool Backward>
-  void walk_on(std::size_t base);
+  void walk_on(std::size_t base, int64_t bound);
   /// One journey from the labels of a front entry.
   template <bool Backward>
   journey journey_of(const found& f) const;
@@ -400,6 +400,10 @@ private:
   /// What labels are pruned by in the round running: the better of
   /// `dest_best_` and the round's cap.
   int64_t bound_ = 0;
+  /// What a ride label at a stop not the end's must beat in the round
+  /// running: the next round's bound (its ride leads on only by a change
+  /// or a footpath, boarded then); in the last round, nothing does.
+  int64_t next_bound_ = 0;
   double direct_meters_ = 0;
   int32_t direct_seconds_ = 0;
   /// The service days a journey from the query time can use, per zone.
