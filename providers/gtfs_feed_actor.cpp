@@ -58,6 +58,11 @@ void feed_slot::start_loading() {
     status_.loading_since_ms = now_ms();
 }
 
+void feed_slot::expect_load_in(int32_t seconds) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  status_.expected_load_s = std::max<int32_t>(1, seconds);
+}
+
 std::optional<failure> feed_slot::unavailable() const {
   if (current())
     return std::nullopt;
@@ -67,13 +72,14 @@ std::optional<failure> feed_slot::unavailable() const {
                         "feed " + name_ + " could not be loaded: "
                           + status_.error,
                         "check the sources of feed " + name_);
-  // The first load's length is not known before it ends: a few seconds,
-  // then as long again as it has run so far (a large feed takes longer).
+  // The first load's length is not known before it ends: what is
+  // expected (a few seconds to build, one to read a snapshot), then as
+  // long again as it has run so far (a large feed takes longer).
   auto elapsed_s = status_.loading_since_ms == 0
                      ? 0
                      : (now_ms() - status_.loading_since_ms) / 1000;
   auto wait_s = static_cast<int32_t>(std::clamp<int64_t>(
-    std::max<int64_t>(5, elapsed_s), 1, 300));
+    std::max<int64_t>(status_.expected_load_s, elapsed_s), 1, 300));
   auto about = std::to_string(wait_s) + " s";
   return make_failure(ec::data_not_available,
                       "feed " + name_ + " is loading, retry in about "
@@ -282,6 +288,12 @@ void load_feed(const gtfs_feed_options& options, feed_slot& slot) {
   std::optional<gtfs::source_key> key;
   std::string snapshot_file;
   if (!options.snapshot_dir.empty()) {
+    snapshot_file = gtfs::snapshot_path(options.snapshot_dir, options.name);
+    // Calls waiting for the first load: a snapshot (its sources hashed
+    // and checked) is read in well under a second.
+    std::error_code exists_error;
+    if (std::filesystem::exists(snapshot_file, exists_error))
+      slot.expect_load_in(snapshot_estimate_s);
     std::vector<uint64_t> hashes;
     for (const auto& path : paths) {
       std::string why;
@@ -295,7 +307,6 @@ void load_feed(const gtfs_feed_options& options, feed_slot& slot) {
     auto hashed_ms = elapsed_ms();
     if (hashes.size() == paths.size()) {
       key = gtfs::key_of_sources(hashes, options.load);
-      snapshot_file = gtfs::snapshot_path(options.snapshot_dir, options.name);
       auto snapshot = gtfs::read_snapshot(snapshot_file, *key,
                                           options.load.anchor_day);
       if (snapshot.verdict == gtfs::snapshot_verdict::read
@@ -323,6 +334,7 @@ void load_feed(const gtfs_feed_options& options, feed_slot& slot) {
                      options.name, snapshot_file, snapshot.why);
     }
   }
+  slot.expect_load_in(build_estimate_s); // built from the sources
   auto loaded = gtfs::load_timetable(options.name, paths, options.load);
   auto ms = elapsed_ms();
   if (!loaded) {

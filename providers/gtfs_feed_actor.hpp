@@ -79,6 +79,12 @@ struct realtime_view {
   std::vector<warning> warnings;
 };
 
+/// What a first load is expected to take, told to the calls waiting for
+/// it: a build from the sources, and a read of a snapshot of the same
+/// sources (well under a second for every MTA feed merged).
+inline constexpr int32_t build_estimate_s = 5;
+inline constexpr int32_t snapshot_estimate_s = 1;
+
 /// What a feed's load did, for logs, /readyz and /metrics.
 struct feed_status {
   bool loaded = false;
@@ -94,6 +100,9 @@ struct feed_status {
   int64_t signature = 0;
   /// When the first load began (ms since the epoch); 0 once loaded.
   int64_t loading_since_ms = 0;
+  /// The seconds the first load is expected to take, told to calls while
+  /// it runs.
+  int32_t expected_load_s = build_estimate_s;
   /// Plan queries the routers answered, and the engine time they took
   /// (RAPTOR and the answer's legs, without the actor hops around them).
   int64_t plans = 0;
@@ -148,6 +157,9 @@ public:
   /// A load begins: until the first succeeds, calls are told how long to
   /// wait.
   void start_loading();
+  /// The load under way is expected to take about `seconds` in all
+  /// (feed_status::expected_load_s).
+  void expect_load_in(int32_t seconds);
   /// Why calls cannot be answered yet (nullopt: a timetable is served):
   /// still loading (data-not-available, retryable, with the time to wait
   /// in `retry_after`), or the first load failed.

@@ -211,6 +211,17 @@ TEST_CASE("feed slot: while loading, calls are told to retry and when; a "
   CHECK_THAT(loading->message,
              Catch::Contains("feed t is loading, retry in about "));
   CHECK_THAT(loading->hint, Catch::StartsWith("retry in about "));
+  // A build from the sources takes a few seconds; a snapshot of the same
+  // sources is read in one, and a call is told so.
+  CHECK(loading->retry_after == build_estimate_s);
+  slot.expect_load_in(snapshot_estimate_s);
+  auto reading = slot.unavailable();
+  REQUIRE(reading);
+  CHECK(reading->retry_after == 1);
+  CHECK_THAT(reading->message,
+             Catch::Contains("feed t is loading, retry in about 1 s"));
+  slot.expect_load_in(build_estimate_s);
+  CHECK(slot.unavailable()->retry_after == 5);
   // A failure code alone would not say so: data-not-available is
   // retryable only with a time to retry at.
   CHECK_FALSE(is_retryable(ec::data_not_available));
