@@ -319,9 +319,9 @@ void raptor::prepare(const journey_request& rq) {
 }
 
 template <bool Backward>
-int64_t raptor::replay(const journey& j, int32_t from_ride,
-                       int64_t t) const {
+int64_t raptor::replay(const journey& j, int32_t from_ride) const {
   constexpr int64_t inf = unreached<Backward>;
+  int64_t t = rq_->time;
   if (j.rides <= from_ride || static_cast<std::size_t>(j.rides) >= rounds_
       || j.legs.empty())
     return inf;
@@ -339,10 +339,17 @@ int64_t raptor::replay(const journey& j, int32_t from_ride,
   for (std::size_t k = 0; k < n; ++k) {
     const auto& l = j.legs[Backward ? n - 1 - k : k];
     if (!started) {
-      // Up to the ride to start from: `t` is when its stop is reached.
+      // Up to the ride to start from: the labels reach its pattern.
       if (!l.transit || seen++ < from_ride)
         continue;
       started = true;
+      if (l.pattern >= patterns)
+        return inf;
+      t = ride_from_labels<Backward>(l);
+      if (t == inf)
+        return inf;
+      ridden = &l;
+      continue;
     }
     if (!l.transit) {
       t = onward<Backward>(t, l.end - l.start);
@@ -380,7 +387,7 @@ void raptor::cap_by_known() {
   if (rq_->known == nullptr || one_to_all_)
     return;
   for (const auto& j : *rq_->known)
-    cap_by<Backward>(j, replay<Backward>(j, 0, rq_->time));
+    cap_by<Backward>(j, replay<Backward>(j, 0));
 }
 
 template <bool Backward>
@@ -399,27 +406,60 @@ void raptor::cap_by_labels(int32_t k) {
   if (rq_->known == nullptr || one_to_all_)
     return;
   // Each known journey from its ride k on (arrive-by: its k-th ride from
-  // the end), boarded when the labels reach where it boards that ride
-  // with at most k - 1 rides: the way this search found there, then the
-  // known journey's rest.
-  for (const auto& j : *rq_->known) {
-    if (j.rides < k)
-      continue;
-    const journey_leg* ride = nullptr;
-    int32_t seen = 0;
-    const auto n = j.legs.size();
-    for (std::size_t i = 0; i < n && ride == nullptr; ++i) {
-      const auto& l = j.legs[Backward ? n - 1 - i : i];
-      if (l.transit && ++seen == k)
-        ride = &l;
+  // the end), its pattern boarded wherever the labels of the rounds before
+  // reach it: the ways this search found, then the known journey's rest.
+  for (const auto& j : *rq_->known)
+    if (j.rides >= k)
+      cap_by<Backward>(j, replay<Backward>(j, k - 1));
+}
+
+template <bool Backward>
+int64_t raptor::ride_from_labels(const journey_leg& l) const {
+  constexpr int64_t inf = unreached<Backward>;
+  const auto& p = pattern_at(l.pattern);
+  if (l.board >= p.stop_count || l.alight >= p.stop_count
+      || l.alight <= l.board)
+    return inf;
+  const auto* stops = stops_of(l.pattern);
+  const auto* times = times_of(l.pattern);
+  const unsigned days = active_[l.pattern];
+  // As a scan would, up to where the known journey leaves the pattern
+  // (arrive-by: back to where it boards): the trip held is replaced where
+  // a label catches a better one.
+  caught trip{0, 0, 0};
+  bool riding = false;
+  auto consider = [&](uint32_t i) {
+    const auto& ps = stops[i];
+    if (!(Backward ? ps.drop_off : ps.pickup))
+      return;
+    const auto ready = best_ready_[ps.stop];
+    if (ready == unlabelled<Backward>)
+      return;
+    const auto r = when(ready);
+    caught c = trip;
+    if (riding) {
+      const auto& st = times[trip.rank * p.stop_count + i];
+      c.at = trip.origin + (Backward ? st.arrival : st.departure);
+      if (better<Backward>(c.at, r))
+        return; // the trip held is caught here too
     }
-    if (ride == nullptr)
-      continue;
-    auto s = Backward ? ride->to_stop : ride->from_stop;
-    if (s >= best_ready_.size() || best_ready_[s] == unlabelled<Backward>)
-      continue;
-    cap_by<Backward>(j, replay<Backward>(j, k - 1, when(best_ready_[s])));
+    if (catch_trip<Backward>(l.pattern, p, times, i, r, days, riding, c)) {
+      trip = c;
+      riding = true;
+    }
+  };
+  if constexpr (Backward) {
+    for (auto i = p.stop_count; i-- > l.board + 1;)
+      consider(i);
+  } else {
+    for (uint32_t i = 0; i < l.alight; ++i)
+      consider(i);
   }
+  if (!riding)
+    return inf;
+  const auto& st
+    = times[trip.rank * p.stop_count + (Backward ? l.board : l.alight)];
+  return trip.origin + (Backward ? st.departure : st.arrival);
 }
 
 template <bool Backward>

@@ -226,16 +226,23 @@ private:
   /// the first trip it can catch (arrive-by: the last). A journey this
   /// search could find, so a bound on what it finds with as many rides.
   /// Unreached when a ride cannot be caught.
-  /// From its ride `from_ride` on (0: from the start, at `t` the query's
-  /// time; else `t` is when the stop of that ride is reached).
+  /// From the start at the query's time (`from_ride` 0), or from its
+  /// ride `from_ride` + 1 on, that ride's pattern boarded wherever the
+  /// labels reach it (`ride_from_labels`).
   template <bool Backward>
-  int64_t replay(const journey& j, int32_t from_ride, int64_t t) const;
+  int64_t replay(const journey& j, int32_t from_ride) const;
+  /// Where the labels so far (`best_ready_`) get on leg `l`'s pattern at
+  /// any call before the one it leaves at (arrive-by: after the one it
+  /// boards at), when the trip caught reaches that call (arrive-by:
+  /// leaves the boarding one); unreached when none is caught.
+  template <bool Backward>
+  int64_t ride_from_labels(const journey_leg& l) const;
   /// `caps_` tightened by known journey `j` reaching the end at `end`.
   template <bool Backward>
   void cap_by(const journey& j, int64_t end);
-  /// `caps_` from the known journeys' rides from the `k`-th on, boarded
-  /// where the labels of the rounds before reach (at the start of round
-  /// `k`).
+  /// `caps_` from the known journeys' rides from the `k`-th on, its
+  /// pattern boarded where the labels of the rounds before reach it (at
+  /// the start of round `k`).
   template <bool Backward>
   void cap_by_labels(int32_t k);
   /// `bound_` for round `k` (after the best journey or the cap changed);
