@@ -243,22 +243,14 @@ std::vector<journey> raptor::run(const journey_request& rq) {
     tighten_bound<Backward>(k, base - S);
     queue_patterns<Backward>();
     rode_.clear();
-    // A stop not the end's is worth a ride label only for the rounds
-    // after: the next round's cap holds for it (in the last, nothing is).
-    next_bound_ = bound_;
-    if (k == K)
-      next_bound_ = rq.time;
-    else if (better<Backward>(caps_[static_cast<std::size_t>(k) + 1], bound_))
-      next_bound_ = caps_[static_cast<std::size_t>(k) + 1];
+    // A ride to a stop not the end's leads on only through the next
+    // round: that round's bound holds for it.
+    next_bound_ = next_round_bound<Backward>(k);
     for (auto p_index : queued_)
       scan_pattern<Backward>(p_index, base, base - S);
     reach_target<Backward>(k, base);
-    // What the changes and footpaths lead to is boarded in the next round:
-    // its cap holds for them.
-    auto next = bound_;
-    if (k < K && better<Backward>(caps_[static_cast<std::size_t>(k) + 1], next))
-      next = caps_[static_cast<std::size_t>(k) + 1];
-    walk_on<Backward>(base, next);
+    // So does a change or footpath (the best journey may have improved).
+    walk_on<Backward>(base, next_round_bound<Backward>(k));
   }
   std::vector<journey> result;
   result.reserve(front_.size());
@@ -460,6 +452,16 @@ int64_t raptor::ride_from_labels(const journey_leg& l) const {
   const auto& st
     = times[trip.rank * p.stop_count + (Backward ? l.board : l.alight)];
   return trip.origin + (Backward ? st.departure : st.arrival);
+}
+
+template <bool Backward>
+int64_t raptor::next_round_bound(int32_t k) const {
+  // After the last round nothing is boarded: no label beats the query's
+  // time.
+  if (static_cast<std::size_t>(k) + 1 >= rounds_)
+    return rq_->time;
+  const auto cap = caps_[static_cast<std::size_t>(k) + 1];
+  return better<Backward>(cap, bound_) ? cap : bound_;
 }
 
 template <bool Backward>
@@ -1451,8 +1453,8 @@ std::vector<journey> plan_journeys(raptor& router,
                                    const journey_request& request,
                                    std::size_t count) {
   std::vector<journey> all;
-  // Every journey found, whether kept or not: those leaving after a later
-  // search's time bound it (they are journeys it could find).
+  // Every journey found, whether kept or not: ridden again from a later
+  // search's time and labels, each bounds it (see journey_request::known).
   std::vector<journey> known;
   auto rq = request;
   rq.known = &known;

@@ -245,6 +245,11 @@ private:
   /// the start of round `k`).
   template <bool Backward>
   void cap_by_labels(int32_t k);
+  /// What a label that leads on only through round `k` + 1 must beat:
+  /// the better of `bound_` and that round's cap (after the last round,
+  /// nothing: the query's time).
+  template <bool Backward>
+  int64_t next_round_bound(int32_t k) const;
   /// `bound_` for round `k` (after the best journey or the cap changed);
   /// the bounds and live days follow it when it tightened, and so do the
   /// stops marked in the round before (their labels at `marks`), when
@@ -408,8 +413,8 @@ private:
   /// `dest_best_` and the round's cap.
   int64_t bound_ = 0;
   /// What a ride label at a stop not the end's must beat in the round
-  /// running: the next round's bound (its ride leads on only by a change
-  /// or a footpath, boarded then); in the last round, nothing does.
+  /// running (`next_round_bound`): it leads on only by a change or a
+  /// footpath, boarded in the next round.
   int64_t next_bound_ = 0;
   double direct_meters_ = 0;
   int32_t direct_seconds_ = 0;
