@@ -53,6 +53,28 @@ std::vector<uint32_t> routable_stops(const timetable& tt) {
   return out;
 }
 
+/// Random questions between the subway's stops on Wednesday 2026-10-14,
+/// at a second between `from_s` and `to_s` after its midnight; seeded, so
+/// a test asks the same ones every run.
+struct subway_questions {
+  subway_questions(const timetable& tt, uint32_t seed, int from_s, int to_s)
+    : tt(tt), routable(routable_stops(tt)), rng(seed),
+      pick(0, routable.size() - 1), second(from_s, to_s) {}
+  /// From one stop to another at a random time (other fields defaulted).
+  journey_request next() {
+    journey_request rq;
+    rq.from = tt.stops[routable[pick(rng)]].position;
+    rq.to = tt.stops[routable[pick(rng)]].position;
+    rq.time = local_epoch("America/New_York", 2026, 10, 14, second(rng));
+    return rq;
+  }
+  const timetable& tt;
+  std::vector<uint32_t> routable;
+  std::mt19937 rng;
+  std::uniform_int_distribution<std::size_t> pick;
+  std::uniform_int_distribution<int> second;
+};
+
 /// Random points near random stops, random times of one day, random walk
 /// and transfer bounds; RAPTOR's earliest arrival with at most k vehicles
 /// must equal the reference's for every k.
@@ -249,16 +271,10 @@ TEST_CASE("RAPTOR arrive-by: the latest departure that arrives in time",
           "[raptor]") {
   auto tt = load("mta-subway-2026-09/mta-subway-gtfs.zip");
   raptor router{*tt};
-  std::mt19937 rng{5};
-  const auto routable = routable_stops(*tt);
-  std::uniform_int_distribution<std::size_t> pick(0, routable.size() - 1);
-  std::uniform_int_distribution<int> second(7 * 3600, 22 * 3600);
+  subway_questions questions{*tt, 5, 7 * 3600, 22 * 3600};
   int checked = 0;
   for (int q = 0; q < 90; ++q) {
-    journey_request rq;
-    rq.from = tt->stops[routable[pick(rng)]].position;
-    rq.to = tt->stops[routable[pick(rng)]].position;
-    rq.time = local_epoch("America/New_York", 2026, 10, 14, second(rng));
+    auto rq = questions.next();
     rq.max_walk_meters = 800;
     rq.max_transfers = 3;
     rq.arrive_by = true;
@@ -636,19 +652,13 @@ TEST_CASE("plan_journeys on the subway: itineraries a rider would take",
           "[raptor][rules]") {
   auto tt = load("mta-subway-2026-09/mta-subway-gtfs.zip");
   raptor router{*tt};
-  const auto routable = routable_stops(*tt);
-  std::mt19937 rng{31};
-  std::uniform_int_distribution<std::size_t> pick(0, routable.size() - 1);
   // Any second of the day, the small hours included (where the next ride
   // with fewer changes may be hours away).
-  std::uniform_int_distribution<int> second(0, 86399);
+  subway_questions questions{*tt, 31, 0, 86399};
   int checked = 0;
   int dropped_or_none = 0;
   for (int q = 0; q < 300; ++q) {
-    journey_request rq;
-    rq.from = tt->stops[routable[pick(rng)]].position;
-    rq.to = tt->stops[routable[pick(rng)]].position;
-    rq.time = local_epoch("America/New_York", 2026, 10, 14, second(rng));
+    auto rq = questions.next();
     rq.arrive_by = q % 3 == 2;
     rq.max_walk_meters = q % 2 == 0 ? 400 : 10;
     auto found = plan_journeys(router, rq, 3);
@@ -791,16 +801,10 @@ TEST_CASE("RAPTOR: a router answers as a fresh one whatever it searched "
   // one router, each against a router that never searched.
   auto tt = load("mta-subway-2026-09/mta-subway-gtfs.zip");
   raptor shared{*tt};
-  const auto routable = routable_stops(*tt);
-  std::mt19937 rng{77};
-  std::uniform_int_distribution<std::size_t> pick(0, routable.size() - 1);
-  std::uniform_int_distribution<int> second(4 * 3600, 26 * 3600);
+  subway_questions questions{*tt, 77, 4 * 3600, 26 * 3600};
   int journeys = 0;
   for (int q = 0; q < 90; ++q) {
-    journey_request rq;
-    rq.from = tt->stops[routable[pick(rng)]].position;
-    rq.to = tt->stops[routable[pick(rng)]].position;
-    rq.time = local_epoch("America/New_York", 2026, 10, 14, second(rng));
+    auto rq = questions.next();
     // Runs of five alike but for the time (the searches a plan makes, or
     // an hour's questions), then another kind.
     rq.max_walk_meters = q % 3 == 0 ? 300 : 1000;
@@ -848,20 +852,14 @@ TEST_CASE("RAPTOR: journeys known from earlier searches bound a search, "
   auto tt = load("mta-subway-2026-09/mta-subway-gtfs.zip");
   raptor with{*tt};
   raptor without{*tt};
-  const auto routable = routable_stops(*tt);
-  std::mt19937 rng{91};
-  std::uniform_int_distribution<std::size_t> pick(0, routable.size() - 1);
-  std::uniform_int_distribution<int> second(4 * 3600, 26 * 3600);
+  subway_questions questions{*tt, 91, 4 * 3600, 26 * 3600};
   std::uniform_int_distribution<int> later(0, 20 * 60);
   int compared = 0;
   // Answers equal to a known journey with as many rides: where the
   // bound's one second counts.
   int met = 0;
   for (int q = 0; q < 120; ++q) {
-    journey_request rq;
-    rq.from = tt->stops[routable[pick(rng)]].position;
-    rq.to = tt->stops[routable[pick(rng)]].position;
-    rq.time = local_epoch("America/New_York", 2026, 10, 14, second(rng));
+    auto rq = questions.next();
     rq.max_walk_meters = q % 3 == 0 ? 300 : 1000;
     rq.max_transfers = q % 5;
     rq.arrive_by = q % 2 == 1;
@@ -873,7 +871,7 @@ TEST_CASE("RAPTOR: journeys known from earlier searches bound a search, "
     for (int before = 0; before < 2; ++before) {
       auto found = without.route(rq);
       known.insert(known.end(), found.begin(), found.end());
-      auto step = 60 + later(rng);
+      auto step = 60 + later(questions.rng);
       rq.time += rq.arrive_by ? -step : step;
     }
     auto a = without.route(rq);
