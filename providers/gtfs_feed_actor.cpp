@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 
@@ -239,18 +240,31 @@ void load_feed(const gtfs_feed_options& options, feed_slot& slot) {
   auto started = std::chrono::steady_clock::now();
   bool first = slot.current() == nullptr;
   bool changed = first;
+  // Calls waiting for the first load: a snapshot (the sources hashed and
+  // checked) is read in well under a second.
+  std::string snapshot_file;
+  if (!options.snapshot_dir.empty()) {
+    snapshot_file = gtfs::snapshot_path(options.snapshot_dir, options.name);
+    std::error_code exists_error;
+    if (first && std::filesystem::exists(snapshot_file, exists_error))
+      slot.expect_load_in(snapshot_estimate_s);
+  }
   // The local sources' contents, to see whether they changed (a
-  // replacement with the same size and modification time included).
+  // replacement with the same size and modification time included); kept
+  // for the snapshot's key, so each source is read once.
   int64_t signature = 0;
   std::vector<std::string> paths;
+  std::vector<std::optional<uint64_t>> local_hashes;
   for (std::size_t i = 0; i < options.sources.size(); ++i) {
     const auto& source = options.sources[i];
     if (!gtfs::is_url(source)) {
       // A file or folder: changed when its content did.
-      if (auto hash = content_hash(source)) // unsigned: wraps, never overflows
+      auto hash = content_hash(source);
+      if (hash) // unsigned: wraps, never overflows
         signature = static_cast<int64_t>(
           static_cast<uint64_t>(signature) * 31u + *hash);
       paths.push_back(source);
+      local_hashes.push_back(hash);
       continue;
     }
     auto path = gtfs::feed_copy_path(options.download_dir, options.name, i);
@@ -272,6 +286,7 @@ void load_feed(const gtfs_feed_options& options, feed_slot& slot) {
       changed = true;
     }
     paths.push_back(path);
+    local_hashes.push_back(std::nullopt); // a download: hashed below
   }
   changed = changed || signature != slot.status().signature;
   if (!changed) {
@@ -286,18 +301,12 @@ void load_feed(const gtfs_feed_options& options, feed_slot& slot) {
   };
   // A snapshot of the same sources and options stands for them.
   std::optional<gtfs::source_key> key;
-  std::string snapshot_file;
   if (!options.snapshot_dir.empty()) {
-    snapshot_file = gtfs::snapshot_path(options.snapshot_dir, options.name);
-    // Calls waiting for the first load: a snapshot (its sources hashed
-    // and checked) is read in well under a second.
-    std::error_code exists_error;
-    if (std::filesystem::exists(snapshot_file, exists_error))
-      slot.expect_load_in(snapshot_estimate_s);
     std::vector<uint64_t> hashes;
-    for (const auto& path : paths) {
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+      const auto& path = paths[i];
       std::string why;
-      auto hash = content_hash(path, &why);
+      auto hash = local_hashes[i] ? local_hashes[i] : content_hash(path, &why);
       if (!hash) {
         spdlog::warn("feed {}: no timetable snapshot: {}", options.name, why);
         break;
