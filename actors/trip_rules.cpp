@@ -160,6 +160,9 @@ trip_plan_query make_query(const plan_trip_request& request,
   q.max_transfers = c.max_transfers;
   q.transfer_cost = optimize == "few_transfers" ? 600 : 0;
   q.wait_reluctance = optimize == "shortest_time" ? 0.8 : 1.0;
+  for (std::size_t i = 0; i < plan_optimize.size(); ++i)
+    if (optimize == plan_optimize[i])
+      q.ride_worth_s = plan_ride_worth_s[i];
   q.wheelchair = c.step_free;
   q.language = c.language;
   return q;

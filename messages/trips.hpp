@@ -65,6 +65,12 @@ inline constexpr int_range plan_max_transfers{0, 8, 4};
 /// What the planner optimizes; the first is the default.
 inline constexpr std::array<std::string_view, 3> plan_optimize{
   "balanced", "few_transfers", "shortest_time"};
+/// Per `plan_optimize` choice, the seconds an itinerary with one vehicle
+/// more than another must gain on it to be offered beside it (routers of
+/// their own): balanced 3 minutes, few_transfers 10 (the transfer cost
+/// Digitransit gets), shortest_time none (every itinerary Pareto-optimal
+/// over time and vehicles).
+inline constexpr std::array<int32_t, 3> plan_ride_worth_s{180, 600, 0};
 /// when.type; the first is the default.
 inline constexpr std::array<std::string_view, 2> plan_when_types{"depart",
                                                                  "arrive"};
@@ -264,6 +270,11 @@ struct trip_plan_query {
   /// gets `walk_reluctance`).
   int32_t max_walking_distance = plan_max_walk.fallback;
   double wait_reluctance = 1.0;
+  /// Routers of their own (Digitransit gets `transfer_cost`): the seconds
+  /// an itinerary with one vehicle more than another must gain on it
+  /// (leaving later or arriving earlier) to be offered beside it; the
+  /// default is `optimize` balanced's (`plan_ride_worth_s`).
+  int32_t ride_worth_s = 180;
   bool wheelchair = false;
   std::string language = "en";
   /// `time` is a wall-clock time without an offset (D22), counted as if
@@ -279,7 +290,8 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, trip_plan_query& x) {
   return f(x.context, x.from, x.to, x.time, x.arrive_by, x.first,
            x.walk_reluctance, x.transfer_cost, x.max_transfers,
-           x.max_walking_distance, x.wait_reluctance, x.wheelchair, x.language,
+           x.max_walking_distance, x.wait_reluctance, x.ride_worth_s,
+           x.wheelchair, x.language,
            x.local_time, x.from_stop, x.to_stop);
 }
 

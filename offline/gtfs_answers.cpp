@@ -386,7 +386,8 @@ trip_plans plan_trips(raptor& router, const timetable& tt,
   auto from_end = end_place(query.from_stop);
   auto to_end = end_place(query.to_stop);
   for (const auto& j :
-       plan_journeys(router, rq, static_cast<std::size_t>(wanted))) {
+       plan_journeys(router, rq, static_cast<std::size_t>(wanted),
+                     std::max(0, query.ride_worth_s))) {
     itinerary it;
     it.transfers = std::max(0, j.rides - 1);
     for (const auto& l : j.legs) {

@@ -1433,10 +1433,13 @@ void drop_unworthy(std::vector<journey>& all, bool arrive_by) {
             all.end());
 }
 
-void drop_dominated(std::vector<journey>& all) {
-  auto beats = [](const journey& k, const journey& j) {
-    return k.departure >= j.departure && k.arrival <= j.arrival
-           && k.rides <= j.rides
+void drop_dominated(std::vector<journey>& all, int64_t ride_worth) {
+  auto beats = [ride_worth](const journey& k, const journey& j) {
+    if (k.rides > j.rides)
+      return false;
+    // What the rides k saves are worth, in time on either end.
+    const auto worth = ride_worth * (j.rides - k.rides);
+    return k.departure >= j.departure - worth && k.arrival <= j.arrival + worth
            && (k.departure > j.departure || k.arrival < j.arrival
                || k.rides < j.rides);
   };
@@ -1451,7 +1454,7 @@ void drop_dominated(std::vector<journey>& all) {
 
 std::vector<journey> plan_journeys(raptor& router,
                                    const journey_request& request,
-                                   std::size_t count) {
+                                   std::size_t count, int64_t ride_worth) {
   std::vector<journey> all;
   // Every journey found, whether kept or not: ridden again from a later
   // search's time and labels, each bounds it (see journey_request::known).
@@ -1485,7 +1488,7 @@ std::vector<journey> plan_journeys(raptor& router,
         all.push_back(std::move(j));
     }
     drop_unworthy(all, request.arrive_by);
-    drop_dominated(all);
+    drop_dominated(all, ride_worth);
     if (!next)
       break;
     rq.time = *next;

@@ -446,18 +446,22 @@ void drop_unworthy(std::vector<journey>& all, bool arrive_by);
 /// Removes the journeys another one beats: leaving no earlier, arriving no
 /// later, with no more rides, and better in one of them (say, a longer
 /// walk to an earlier stop of the same train, found by an earlier search).
-void drop_dominated(std::vector<journey>& all);
+/// A journey with fewer rides beats one with more also when it leaves at
+/// most `ride_worth` seconds per ride fewer earlier and arrives at most as
+/// much later: a ride more must be worth its change (not five buses to
+/// arrive a second before four).
+void drop_dominated(std::vector<journey>& all, int64_t ride_worth = 0);
 
 /// Up to `count` journeys: the Pareto set of `request`, then of later
 /// departures (earlier arrivals, arrive-by), all leaving within
 /// `later_search_window` of the asked time, until `count` are found or
 /// four searches ran. Fewer-ride journeys not worth their extra time are
-/// dropped (`drop_unworthy`), and so are journeys another one beats
-/// (`drop_dominated`). Sorted by arrival; duplicates removed; with
+/// dropped (`drop_unworthy`), and so are journeys another one beats, a
+/// ride more being worth `ride_worth` seconds (`drop_dominated`). Sorted by arrival; duplicates removed; with
 /// more than `count`, the earliest arrivals (arrive-by: the latest
 /// departures).
 std::vector<journey> plan_journeys(raptor& router,
                                    const journey_request& request,
-                                   std::size_t count);
+                                   std::size_t count, int64_t ride_worth = 0);
 
 } // namespace transitd::gtfs

@@ -186,6 +186,9 @@ TEST_CASE("plan_trip: the relaxed query follows rule 2", "[plan_trip]") {
   auto relaxed = make_relaxed_query(r, here(), there(), t0);
   CHECK(primary.transfer_cost == 600);
   CHECK(relaxed.transfer_cost == 0); // optimize = balanced
+  // Routers of their own: what a vehicle more must gain.
+  CHECK(primary.ride_worth_s == 600);
+  CHECK(relaxed.ride_worth_s == 180);
   // +25 % walking, capped at 3000 m: a lower walk reluctance.
   CHECK(relaxed.walk_reluctance == Approx(walk_reluctance_for(3000)));
   CHECK(relaxed.walk_reluctance < primary.walk_reluctance);
@@ -193,6 +196,21 @@ TEST_CASE("plan_trip: the relaxed query follows rule 2", "[plan_trip]") {
   CHECK(make_relaxed_query(r, here(), there(), t0).walk_reluctance
         == Approx(walk_reluctance_for(1875)));
   CHECK(walk_reluctance_for(1500) == Approx(2.0));
+}
+
+TEST_CASE("plan_trip: optimize sets what a vehicle more must gain on a "
+          "router of our own",
+          "[plan_trip]") {
+  auto r = request();
+  auto worth = [&](const char* optimize) {
+    r.constraints.optimize = optimize;
+    return make_primary_query(r, here(), there(), t0).ride_worth_s;
+  };
+  CHECK(worth("balanced") == 180);
+  CHECK(worth("few_transfers") == 600);
+  CHECK(worth("shortest_time") == 0);
+  // The default query (the bench's, the tests') is balanced's.
+  CHECK(trip_plan_query{}.ride_worth_s == 180);
 }
 
 TEST_CASE("plan_trip: deduplication removes duplicate fingerprints (D14)",

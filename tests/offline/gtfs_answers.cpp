@@ -2,6 +2,8 @@
 
 #include "transitd/offline/gtfs_answers.hpp"
 
+#include <tuple>
+
 #include <catch2/catch.hpp>
 #include <date/date.h>
 #include <date/tz.h>
@@ -220,6 +222,46 @@ TEST_CASE("feed plans: legs named from the feed, times in its zone",
     CHECK(leg.distance > 0);
   }
   CHECK(rode);
+}
+
+TEST_CASE("feed plans: optimize's worth of a vehicle more reaches the "
+          "router",
+          "[gtfs][answers]") {
+  auto tt = nyc();
+  raptor router{*tt};
+  int changed = 0;
+  for (int i = 0; i < 120; ++i) {
+    trip_plan_query q;
+    q.from = tt->stops[(static_cast<std::size_t>(i) * 37) % tt->stops.size()]
+               .position;
+    q.to = tt->stops[(static_cast<std::size_t>(i) * 101 + 7)
+                     % tt->stops.size()]
+             .position;
+    q.time = new_york(2026, 10, 14, 6 + i % 16, (i * 7) % 60);
+    q.first = 3;
+    auto shape = [](const trip_plans& p) {
+      std::vector<std::tuple<int64_t, int64_t, int32_t>> out;
+      for (const auto& it : p.itineraries)
+        out.emplace_back(it.legs.front().scheduled_start,
+                         it.legs.back().scheduled_end, it.transfers);
+      return out;
+    };
+    q.ride_worth_s = 0; // optimize shortest_time
+    auto every = shape(plan_trips(router, *tt, q));
+    q.ride_worth_s = 180; // balanced
+    auto balanced = shape(plan_trips(router, *tt, q));
+    INFO("question " << i);
+    // Balanced: none gains on one with fewer vehicles less than three
+    // minutes a vehicle, on both ends.
+    for (const auto& [jd, ja, jt] : balanced)
+      for (const auto& [kd, ka, kt] : balanced)
+        if (kt < jt) {
+          auto allowance = int64_t{180} * (jt - kt);
+          CHECK_FALSE((kd >= jd - allowance && ka <= ja + allowance));
+        }
+    changed += every != balanced ? 1 : 0;
+  }
+  CHECK(changed > 0);
 }
 
 TEST_CASE("feed answers: a time outside the service days says so",

@@ -657,13 +657,35 @@ TEST_CASE("plan_journeys on the subway: itineraries a rider would take",
   subway_questions questions{*tt, 31, 0, 86399};
   int checked = 0;
   int dropped_or_none = 0;
+  // Questions whose itineraries the worth of a ride changed.
+  int worth_changed = 0;
   for (int q = 0; q < 300; ++q) {
     auto rq = questions.next();
     rq.arrive_by = q % 3 == 2;
     rq.max_walk_meters = q % 2 == 0 ? 400 : 10;
-    auto found = plan_journeys(router, rq, 3);
+    // optimize balanced: a ride more must gain three minutes.
+    constexpr int64_t worth = 180;
+    auto found = plan_journeys(router, rq, 3, worth);
     INFO("query " << q << " at " << rq.time
                   << (rq.arrive_by ? " arrive-by" : " depart"));
+    // None gains on one with fewer rides less than its rides more are
+    // worth, on both ends.
+    for (const auto& j : found)
+      for (const auto& k : found)
+        if (k.rides < j.rides) {
+          auto allowance = worth * (j.rides - k.rides);
+          CHECK_FALSE((k.departure >= j.departure - allowance
+                       && k.arrival <= j.arrival + allowance));
+        }
+    if (found.size() != plan_journeys(router, rq, 3, 0).size()
+        || !std::equal(found.begin(), found.end(),
+                       plan_journeys(router, rq, 3, 0).begin(),
+                       [](const journey& a, const journey& b) {
+                         return a.departure == b.departure
+                                && a.arrival == b.arrival
+                                && a.rides == b.rides;
+                       }))
+      ++worth_changed;
     if (found.empty()) {
       ++dropped_or_none;
       continue;
@@ -692,6 +714,7 @@ TEST_CASE("plan_journeys on the subway: itineraries a rider would take",
     }
   }
   CHECK(checked > 200);
+  CHECK(worth_changed > 0);
 }
 
 TEST_CASE("transfers.txt's connections are the agency's: a rider's walk "
@@ -896,15 +919,21 @@ TEST_CASE("RAPTOR: journeys known from earlier searches bound a search, "
   CHECK(met > 10);
 }
 
+namespace {
+
+/// A journey of its times and rides alone, for the filters.
+gtfs::journey make(int64_t departure, int64_t arrival, int32_t rides) {
+  gtfs::journey j;
+  j.departure = departure;
+  j.arrival = arrival;
+  j.rides = rides;
+  return j;
+}
+
+} // namespace
+
 TEST_CASE("plan_journeys' filter: a journey another beats is dropped",
           "[raptor][plan]") {
-  auto make = [](int64_t departure, int64_t arrival, int32_t rides) {
-    gtfs::journey j;
-    j.departure = departure;
-    j.arrival = arrival;
-    j.rides = rides;
-    return j;
-  };
   std::vector<gtfs::journey> all = {
     make(1000, 3000, 1), // beaten: the next leaves later, arrives the same
     make(1400, 3000, 1),
@@ -919,6 +948,46 @@ TEST_CASE("plan_journeys' filter: a journey another beats is dropped",
   CHECK(all[1].departure == 1500);
   CHECK(all[2].departure == 1400);
   CHECK(all[3].rides == 0);
+}
+
+TEST_CASE("plan_journeys' filter: a ride more must gain what it is worth",
+          "[raptor][plan]") {
+  auto kept = [](std::vector<gtfs::journey> all, int64_t worth) {
+    gtfs::drop_dominated(all, worth);
+    std::vector<std::pair<int64_t, int32_t>> out;
+    for (const auto& j : all)
+      out.emplace_back(j.departure, j.rides);
+    return out;
+  };
+  using kept_list = std::vector<std::pair<int64_t, int32_t>>;
+  // Five buses to arrive one second before four (Times Sq to St George
+  // at 17:30 on all MTA): dropped, unless every second counts.
+  std::vector<gtfs::journey> buses = {make(1000, 5000, 5),
+                                      make(1000, 5001, 4)};
+  CHECK(kept(buses, 180) == kept_list{{1000, 4}});
+  CHECK(kept(buses, 0) == kept_list{{1000, 5}, {1000, 4}});
+  // Leaving later is a gain too: a ride more to leave half an hour later
+  // and arrive a little earlier is worth it.
+  std::vector<gtfs::journey> later = {make(2800, 4990, 3),
+                                      make(1000, 5000, 2)};
+  CHECK(kept(later, 180).size() == 2);
+  // What a ride more must gain, on either end: at most its worth later
+  // (arriving) or earlier (leaving) beats it, per ride.
+  CHECK(kept({make(1000, 4460, 3), make(1000, 5000, 2)}, 600)
+        == kept_list{{1000, 2}});
+  CHECK(kept({make(1000, 4340, 3), make(1000, 5000, 2)}, 600).size() == 2);
+  CHECK(kept({make(1600, 5000, 3), make(1000, 5000, 2)}, 600)
+        == kept_list{{1000, 2}});
+  CHECK(kept({make(1601, 5000, 3), make(1000, 5000, 2)}, 600).size() == 2);
+  // Two rides more: twice the worth (300 s gained, 360 s needed).
+  CHECK(kept({make(1000, 4700, 4), make(1000, 5000, 2)}, 180)
+        == kept_list{{1000, 2}});
+  CHECK(kept({make(1000, 4600, 4), make(1000, 5000, 2)}, 180).size() == 2);
+  // The walk is a journey of no rides: a ride that gains less on it
+  // than a ride is worth is not offered beside it.
+  CHECK(kept({make(1000, 2100, 1), make(1000, 2200, 0)}, 180)
+        == kept_list{{1000, 0}});
+  CHECK(kept({make(1000, 1900, 1), make(1000, 2200, 0)}, 180).size() == 2);
 }
 
 TEST_CASE("plan_journeys on the subway: no itinerary leaves earlier for the "
