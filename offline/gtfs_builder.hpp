@@ -179,6 +179,8 @@ struct builder {
   load_report& report = out->report;
 
   std::unordered_map<std::string, uint32_t> stop_ids;
+  /// The merged routes by their exposed ids.
+  std::unordered_map<std::string, uint32_t> route_ids;
   std::unordered_map<std::string, uint16_t> zone_ids;
   std::vector<raw_stop_time> stop_times;
   /// The agency zone of each trip's feed: stop_times are in it.
@@ -211,7 +213,11 @@ struct builder {
   void link_parents(const source_keys& keys,
                     const std::vector<std::pair<uint32_t, std::string>>&
                       parents);
-  std::optional<failure> read_routes(feed_files& feed, source_keys& keys);
+  /// A route an earlier merged source defined the same (a city's bus
+  /// feeds each listing every route, New York's) is that route; another
+  /// under an id taken gets the source's number, as a stop does.
+  std::optional<failure> read_routes(feed_files& feed, source_keys& keys,
+                                     std::size_t source);
   std::optional<failure> read_calendar(feed_files& feed, source_keys& keys);
   std::optional<failure> read_calendar_dates(feed_files& feed,
                                              source_keys& keys);

@@ -34,7 +34,7 @@ std::optional<failure> builder::read_source(feed_files& feed,
     return bad;
   if (auto bad = read_stops(feed, keys, agency_zone, source))
     return bad;
-  if (auto bad = read_routes(feed, keys))
+  if (auto bad = read_routes(feed, keys, source))
     return bad;
   // Services of this source are numbered after those read before it.
   keys.service_base = static_cast<uint32_t>(
@@ -207,7 +207,8 @@ void builder::link_parents(
 
 /// routes.txt.
 std::optional<failure> builder::read_routes(feed_files& feed,
-                                            source_keys& keys) {
+                                            source_keys& keys,
+                                            std::size_t source) {
   table_reader t{feed, "routes.txt", report, options.cancel.get()};
   if (auto bad = t.start({"route_id", "route_type"}))
     return bad;
@@ -234,7 +235,22 @@ std::optional<failure> builder::read_routes(feed_files& feed,
     r.long_name = std::string{t.get(long_name)};
     r.color = colour_hex(t.get(color));
     r.text_color = colour_hex(t.get(text_color));
-    keys.routes.emplace(r.id, out->routes.size());
+    // An id an earlier source took: the same route when defined the same
+    // (its trips join it), else this one gets the source's number.
+    const auto source_id = r.id;
+    if (auto taken = route_ids.find(r.id); taken != route_ids.end()) {
+      const auto& k = out->routes[taken->second];
+      if (k.short_name == r.short_name && k.long_name == r.long_name
+          && k.route_type == r.route_type && k.color == r.color
+          && k.text_color == r.text_color) {
+        keys.routes.emplace(source_id, taken->second);
+        continue;
+      }
+      r.id += "~" + std::to_string(source + 1);
+    }
+    const auto index = static_cast<uint32_t>(out->routes.size());
+    keys.routes.emplace(source_id, index);
+    route_ids.emplace(r.id, index);
     out->routes.push_back(std::move(r));
   }
   if (auto bad = t.finish())

@@ -295,6 +295,37 @@ TEST_CASE("GTFS: merged feeds keep both, a clashing stop id gets a suffix",
   CHECK(joined);
 }
 
+TEST_CASE("GTFS: merged feeds defining a route the same share it; another "
+          "route under a taken id gets a suffix",
+          "[gtfs][reader]") {
+  // New York's bus feeds each list every route of the city, with the
+  // trips of one borough: one M15, not five.
+  std::vector<std::unique_ptr<feed_files>> sources;
+  sources.push_back(in_memory_feed(small_feed()));
+  sources.push_back(in_memory_feed(small_feed()));
+  auto other = small_feed();
+  other["routes.txt"] = "route_id,route_short_name,route_long_name,route_type\n"
+                        "R,1,Another line,3\n";
+  sources.push_back(in_memory_feed(other));
+  auto tt = load_timetable("x", std::move(sources));
+  REQUIRE(tt);
+  const auto& t = **tt;
+  REQUIRE(t.routes.size() == 2);
+  REQUIRE(t.trips.size() == 3);
+  auto same = t.find_route("R");
+  auto renamed = t.find_route("R~3");
+  REQUIRE(same);
+  REQUIRE(renamed);
+  CHECK(t.routes[*same].long_name == "One");
+  CHECK(t.routes[*renamed].long_name == "Another line");
+  CHECK(t.routes[*renamed].mode == transit_mode::bus);
+  // The trips of the first two sources ride the one route, the third's
+  // its own.
+  CHECK(t.trips[0].route == *same);
+  CHECK(t.trips[1].route == *same);
+  CHECK(t.trips[2].route == *renamed);
+}
+
 TEST_CASE("GTFS: a path that is not a feed is refused by name",
           "[gtfs][reader]") {
   auto missing = load_timetable("x", std::vector<std::string>{"/nonexistent/feed.zip"});
