@@ -4,6 +4,8 @@
 #include "transitd/offline/gtfs_builder.hpp"
 #include "transitd/messages/limits.hpp"
 
+#include <algorithm>
+#include <iterator>
 #include <numeric>
 
 #include <date/date.h>
@@ -175,11 +177,22 @@ std::optional<failure> builder::read_transfers(feed_files& feed,
   auto to = t.column("to_stop_id");
   auto type = t.column("transfer_type");
   auto time = t.column("min_transfer_time");
+  // A transfer between given trips or routes holds for them alone; the
+  // router knows transfers between stops only, so they are left out
+  // rather than read as the stops' own (the Long Island Rail Road lists
+  // 383 trip-to-trip transfers at Jamaica beside the station's five
+  // minutes, which they would have overwritten with none).
+  const std::optional<std::size_t> narrowing[] = {
+    t.column("from_trip_id"), t.column("to_trip_id"),
+    t.column("from_route_id"), t.column("to_route_id")};
   while (t.next()) {
+    if (std::any_of(std::begin(narrowing), std::end(narrowing),
+                    [&](const auto& c) { return !t.get(c).empty(); }))
+      continue;
     auto a = keys.stops.find(std::string{t.get(from)});
     auto b = keys.stops.find(std::string{t.get(to)});
     if (a == keys.stops.end() || b == keys.stops.end())
-      continue; // trip-to-trip and route transfers name no stops
+      continue; // a stop of no trip read, or unknown
     raw_transfer x{a->second, b->second, number_or<int32_t>(t.get(type), 0),
                    std::max(0, number_or<int32_t>(t.get(time), 0))};
     transfers.push_back(x);

@@ -35,8 +35,9 @@ namespace transitd::gtfs {
 
 /// Bumped whenever the timetable's fields or their meaning change.
 // 2: footpaths shortest first; 3: stops along a Hilbert curve; 4: the
-// bounds' hops kept; 5: a route merged sources define the same is one.
-inline constexpr uint32_t snapshot_version = 5;
+// bounds' hops kept; 5: a route merged sources define the same is one;
+// 6: transfers between given trips or routes not read as the stops'.
+inline constexpr uint32_t snapshot_version = 6;
 
 /// The key of a timetable built from sources whose contents hash to
 /// `source_hashes` (util's content_hash, in order) with `options`: the

@@ -326,6 +326,38 @@ TEST_CASE("GTFS: merged feeds defining a route the same share it; another "
   CHECK(t.trips[2].route == *renamed);
 }
 
+TEST_CASE("GTFS: a transfer between given trips or routes is not the "
+          "stop's own",
+          "[gtfs][reader]") {
+  // The Long Island Rail Road's transfers.txt: Jamaica's five minutes,
+  // then timed transfers between given trips there (no time: as long as
+  // the walk, which read as the stop's own erased the five minutes).
+  auto files = small_feed();
+  files["trips.txt"] = "route_id,service_id,trip_id\nR,WK,t1\nR,WK,t2\n";
+  files["stop_times.txt"] = "trip_id,arrival_time,departure_time,stop_id,"
+                            "stop_sequence\n"
+                            "t1,08:00:00,08:00:00,S1,1\n"
+                            "t1,08:10:00,08:10:00,T,2\n"
+                            "t2,08:10:00,08:10:00,T,1\n"
+                            "t2,08:20:00,08:20:00,S2,2\n";
+  files["transfers.txt"] = "from_stop_id,to_stop_id,from_route_id,"
+                           "to_route_id,from_trip_id,to_trip_id,"
+                           "transfer_type,min_transfer_time\n"
+                           "T,T,,,,,2,300\n"
+                           "T,T,,,t1,t2,1,\n"
+                           "T,T,R,R,,,2,0\n"
+                           "S1,T,,,t1,t2,2,60\n";
+  auto loaded = load_memory(files);
+  REQUIRE(loaded);
+  const auto& tt = **loaded;
+  auto t = stop_named(tt, "T");
+  CHECK(tt.change_seconds[t] == 300);
+  // Nor does a trip's transfer join two stops by a footpath.
+  auto s1 = stop_named(tt, "S1");
+  for (auto i = tt.out_begin[s1]; i < tt.out_begin[s1 + 1]; ++i)
+    CHECK(tt.out[i].stop != t);
+}
+
 TEST_CASE("GTFS: a path that is not a feed is refused by name",
           "[gtfs][reader]") {
   auto missing = load_timetable("x", std::vector<std::string>{"/nonexistent/feed.zip"});
