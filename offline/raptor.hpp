@@ -457,8 +457,9 @@ void drop_dominated(std::vector<journey>& all, int64_t ride_worth = 0);
 /// `later_search_window` of the asked time, until `count` are found or
 /// four searches ran. Fewer-ride journeys not worth their extra time are
 /// dropped (`drop_unworthy`), and so are journeys another one beats, a
-/// ride more being worth `ride_worth` seconds (`drop_dominated`). Sorted by arrival; duplicates removed; with
-/// more than `count`, the earliest arrivals (arrive-by: the latest
+/// ride more being worth `ride_worth` seconds (`drop_dominated`; 0: the
+/// Pareto set itself). Sorted by arrival; duplicates removed; with more
+/// than `count`, the earliest arrivals (arrive-by: the latest
 /// departures).
 std::vector<journey> plan_journeys(raptor& router,
                                    const journey_request& request,
