@@ -170,11 +170,21 @@ std::optional<failure> builder::read_stops(feed_files& feed,
         t.skip("stop " + stop_id + " names an unknown stop_timezone");
       }
     }
-    // Exposed ids stay the feed's; a clash with an earlier merged feed
-    // gets the source's number.
-    s.id = stop_ids.count(stop_id) == 0
-             ? stop_id
-             : stop_id + "~" + std::to_string(source + 1);
+    // Exposed ids stay the feed's. An id an earlier merged source took:
+    // the same stop when of the same kind and near it (agencies sharing a
+    // numbering, as New York's bus feeds do, spell and place it a little
+    // differently), its calls joining the first definition's; else this
+    // one gets the source's number.
+    s.id = stop_id;
+    if (auto taken = stop_ids.find(stop_id); taken != stop_ids.end()) {
+      const auto& k = out->stops[taken->second];
+      if (k.location_type == s.location_type
+          && distance_m(k.position, s.position) <= same_stop_meters) {
+        keys.stops.emplace(stop_id, taken->second);
+        continue;
+      }
+      s.id += "~" + std::to_string(source + 1);
+    }
     auto index = static_cast<uint32_t>(out->stops.size());
     keys.stops.emplace(stop_id, index);
     stop_ids.emplace(s.id, index);

@@ -276,23 +276,57 @@ TEST_CASE("GTFS: overtaking trips go to separate patterns", "[gtfs][reader]") {
   CHECK((*tt)->patterns.size() == 2);
 }
 
-TEST_CASE("GTFS: merged feeds keep both, a clashing stop id gets a suffix",
+TEST_CASE("GTFS: merged feeds sharing a stop share it; another stop "
+          "under a taken id gets a suffix",
           "[gtfs][reader]") {
+  // New York's bus feeds list the stops they share under the same id, a
+  // few metres apart and spelled differently: one stop with the calls of
+  // both. An id another agency reuses kilometres away is another stop.
   std::vector<std::unique_ptr<feed_files>> sources;
   sources.push_back(in_memory_feed(small_feed()));
-  sources.push_back(in_memory_feed(small_feed()));
+  auto shared = small_feed();
+  shared["stops.txt"] = "stop_id,stop_name,stop_lat,stop_lon\n"
+                        "S1,Station,60.17,24.94\n"
+                        "T,Toolo / stop,60.1808,24.9215\n"; // 120 m off
+  sources.push_back(in_memory_feed(shared));
+  auto far = small_feed();
+  far["stops.txt"] = "stop_id,stop_name,stop_lat,stop_lon\n"
+                     "S1,Elsewhere,60.20,24.94\n"
+                     "T,Elsewhere too,60.21,24.92\n";
+  sources.push_back(in_memory_feed(far));
   auto tt = load_timetable("x", std::move(sources));
   REQUIRE(tt);
-  CHECK((*tt)->trips.size() == 2);
-  CHECK((*tt)->find_stop("T"));
-  CHECK((*tt)->find_stop("T~2"));
-  // The two copies of T stand on the same spot: a footpath joins them.
-  auto a = *(*tt)->find_stop("T");
-  auto b = *(*tt)->find_stop("T~2");
-  bool joined = false;
-  for (auto i = (*tt)->out_begin[a]; i < (*tt)->out_begin[a + 1]; ++i)
-    joined = joined || (*tt)->out[i].stop == b;
-  CHECK(joined);
+  const auto& t = **tt;
+  CHECK(t.trips.size() == 3);
+  REQUIRE(t.find_stop("T"));
+  REQUIRE(t.find_stop("T~3"));
+  CHECK_FALSE(t.find_stop("T~2"));
+  CHECK_FALSE(t.find_stop("S1~2"));
+  auto one = *t.find_stop("T");
+  CHECK(t.stops[one].name == "Töölö"); // the first definition's
+  // The first two sources' trips call at the one T, the third's at its own.
+  auto calls_at = [&](uint32_t s) {
+    std::size_t n = 0;
+    for (auto c = t.calls_begin[s]; c < t.calls_begin[s + 1]; ++c)
+      n += t.patterns[t.calls[c].pattern].trip_count;
+    return n;
+  };
+  CHECK(calls_at(one) == 2);
+  CHECK(calls_at(*t.find_stop("T~3")) == 1);
+  // A stop of another kind under the id is not the stop either.
+  std::vector<std::unique_ptr<feed_files>> kinds;
+  kinds.push_back(in_memory_feed(small_feed()));
+  auto station = small_feed();
+  station["stops.txt"] = "stop_id,stop_name,stop_lat,stop_lon,location_type\n"
+                         "S1,Station,60.17,24.94,0\n"
+                         "T,Toolo,60.18,24.92,1\n";
+  station["stop_times.txt"] = "trip_id,arrival_time,departure_time,stop_id,"
+                              "stop_sequence\n"
+                              "t1,08:00:00,08:00:00,S1,1\n";
+  kinds.push_back(in_memory_feed(station));
+  auto both = load_timetable("x", std::move(kinds));
+  REQUIRE(both);
+  CHECK((*both)->find_stop("T~2"));
 }
 
 TEST_CASE("GTFS: merged feeds defining a route the same share it; another "
