@@ -227,6 +227,7 @@ std::vector<journey> raptor::run(const journey_request& rq) {
   bound_by_end(Backward);
   mark_running_patterns();
   cap_by_known<Backward>();
+  cut_off<Backward>();
   bound_ = dest_best_;
   if (better<Backward>(caps_[1], bound_))
     bound_ = caps_[1];
@@ -380,6 +381,40 @@ void raptor::cap_by_known() {
     return;
   for (const auto& j : *rq_->known)
     cap_by<Backward>(j, replay<Backward>(j, 0));
+}
+
+template <bool Backward>
+void raptor::cut_off() {
+  cutoff_used_.reset();
+  auto cut = rq_->cutoff;
+  if (!cut && rq_->guess.factor > 0 && bounded_ && !one_to_all_)
+    if (auto least = least_seconds())
+      cut = onward<Backward>(
+        rq_->time, std::llround(rq_->guess.factor * static_cast<double>(*least))
+                     + rq_->guess.plus_s);
+  if (cut && better<Backward>(*cut, dest_best_)) {
+    dest_best_ = *cut;
+    cutoff_used_ = cut;
+    front_.clear(); // the walk alone, if any, does not beat it
+  }
+}
+
+std::optional<int64_t> raptor::least_seconds() {
+  // The start stops are round 0's marks; each is as far from the query's
+  // time as its label. Settled out in doubling radii until the nearest
+  // start (label and bound) lies inside: then its bound is exact, and
+  // every other start's is at least the radius.
+  for (int64_t radius = 900;; radius *= 2) {
+    bounds_.reach(radius);
+    int64_t least = std::numeric_limits<int64_t>::max();
+    for (auto s : marked_list_)
+      least = std::min(least, std::abs(int64_t{ready_[s]})
+                                + int64_t{bounds_.at(s)});
+    if (least < bounds_.radius())
+      return least;
+    if (bounds_.radius() == travel_bounds::unreachable)
+      return std::nullopt;
+  }
 }
 
 template <bool Backward>
@@ -1402,6 +1437,31 @@ bool same_journey(const journey& a, const journey& b) {
   return true;
 }
 
+/// Where a journey ends for the plan's rules: its arrival (arrive-by: its
+/// departure).
+int64_t end_of(const journey& j, bool arrive_by) {
+  return arrive_by ? j.departure : j.arrival;
+}
+
+/// The fastest of `all`: the earliest arrival (arrive-by: the latest
+/// departure), then the fewest rides.
+const journey& fastest_of(const std::vector<journey>& all, bool arrive_by) {
+  return *std::min_element(
+    all.begin(), all.end(), [arrive_by](const journey& a, const journey& b) {
+      auto ka = arrive_by ? -a.departure : a.arrival;
+      auto kb = arrive_by ? -b.departure : b.arrival;
+      return ka != kb ? ka < kb : a.rides < b.rides;
+    });
+}
+
+/// Whether `j` leaves (arrive-by: arrives) within `later_search_window`
+/// of the asked time.
+bool in_window(const journey& j, const journey_request& request) {
+  return request.arrive_by
+           ? j.arrival >= request.time - later_search_window
+           : j.departure <= request.time + later_search_window;
+}
+
 } // namespace
 
 int64_t fewer_rides_slack(const journey& fastest) {
@@ -1412,14 +1472,7 @@ int64_t fewer_rides_slack(const journey& fastest) {
 void drop_unworthy(std::vector<journey>& all, bool arrive_by) {
   if (all.empty())
     return;
-  // The fastest: the earliest arrival (arrive-by: the latest departure),
-  // then the fewest rides.
-  auto fastest = *std::min_element(
-    all.begin(), all.end(), [arrive_by](const journey& a, const journey& b) {
-      auto ka = arrive_by ? -a.departure : a.arrival;
-      auto kb = arrive_by ? -b.departure : b.arrival;
-      return ka != kb ? ka < kb : a.rides < b.rides;
-    });
+  auto fastest = fastest_of(all, arrive_by);
   auto slack = fewer_rides_slack(fastest);
   all.erase(std::remove_if(all.begin(), all.end(),
                            [&](const journey& j) {
@@ -1452,19 +1505,57 @@ void drop_dominated(std::vector<journey>& all, int64_t ride_worth) {
   all = std::move(kept);
 }
 
+// Cut off by a guess first: the rounds before a search first reaches the
+// end prune by nothing else, and they cost the most on a city's network.
+std::vector<journey> plan_first_search(raptor& router,
+                                       const journey_request& request,
+                                       journey_request::cutoff_guess guess) {
+  auto rq = request;
+  const bool back = rq.arrive_by;
+  rq.cutoff.reset();
+  rq.guess = guess;
+  auto found = router.route(rq);
+  auto guessed = router.cutoff_used();
+  rq.guess = {};
+  if (found.empty() && guessed) {
+    found = router.route(rq);
+    guessed.reset();
+  }
+  if (found.empty())
+    return found;
+  const auto& fastest = fastest_of(found, back);
+  if (!in_window(fastest, rq))
+    return guessed ? router.route(rq) : found;
+  const auto slack = fewer_rides_slack(fastest) + 1;
+  const int64_t limit
+    = back ? fastest.departure - slack : fastest.arrival + slack;
+  auto beyond = [&](const journey& j) {
+    return back ? end_of(j, back) <= limit : end_of(j, back) >= limit;
+  };
+  if (guessed && (back ? *guessed > limit : *guessed < limit)) {
+    rq.cutoff = limit;
+    found = router.route(rq);
+  }
+  found.erase(std::remove_if(found.begin(), found.end(), beyond),
+              found.end());
+  return found;
+}
+
 std::vector<journey> plan_journeys(raptor& router,
                                    const journey_request& request,
                                    std::size_t count, int64_t ride_worth) {
   std::vector<journey> all;
-  // Every journey found, whether kept or not: ridden again from a later
-  // search's time and labels, each bounds it (see journey_request::known).
+  // Every journey the searches gave (the first: within the fastest's
+  // slack), whether kept or not: ridden again from a later search's time
+  // and labels, each bounds it (see journey_request::known).
   std::vector<journey> known;
   auto rq = request;
   rq.known = &known;
   for (int search = 0; search < 4 && all.size() < count; ++search) {
     if (request.stop && request.stop->load(std::memory_order_relaxed))
       return {};
-    auto found = router.route(rq);
+    auto found
+      = search == 0 ? plan_first_search(router, rq) : router.route(rq);
     known.insert(known.end(), found.begin(), found.end());
     std::optional<int64_t> next;
     for (auto& j : found) {
@@ -1473,9 +1564,7 @@ std::vector<journey> plan_journeys(raptor& router,
       // No itinerary leaves more than the window after the asked time
       // (arrive-by: arrives more than it before), whichever search found
       // it: a ride at 01:00 the next night is no answer to 07:16.
-      if (request.arrive_by
-            ? j.arrival < request.time - later_search_window
-            : j.departure > request.time + later_search_window)
+      if (!in_window(j, request))
         continue;
       if (j.rides > 0) {
         auto t = rq.arrive_by ? j.arrival - 60 : j.departure + 60;

@@ -68,6 +68,15 @@ struct subway_questions {
     rq.time = local_epoch("America/New_York", 2026, 10, 14, second(rng));
     return rq;
   }
+  /// The next question, question `q` of a mix: every third arrive-by,
+  /// every other with walks up to `walk` meters (else 10: from the stops
+  /// themselves).
+  journey_request next_of_mix(int q, int32_t walk) {
+    auto rq = next();
+    rq.arrive_by = q % 3 == 2;
+    rq.max_walk_meters = q % 2 == 0 ? walk : 10;
+    return rq;
+  }
   const timetable& tt;
   std::vector<uint32_t> routable;
   std::mt19937 rng;
@@ -648,6 +657,19 @@ TEST_CASE("RAPTOR: a set stop flag ends the search early", "[raptor]") {
   CHECK(router.route(rq).size() == 1);
 }
 
+/// The fastest of a non-empty list: the earliest arrival (arrive-by: the
+/// latest departure), then the fewest rides.
+const journey& fastest_in(const std::vector<journey>& js, bool back) {
+  const journey* fastest = &js.front();
+  for (const auto& j : js) {
+    auto e = back ? -j.departure : j.arrival;
+    auto f = back ? -fastest->departure : fastest->arrival;
+    if (e < f || (e == f && j.rides < fastest->rides))
+      fastest = &j;
+  }
+  return *fastest;
+}
+
 TEST_CASE("plan_journeys on the subway: itineraries a rider would take",
           "[raptor][rules]") {
   auto tt = load("mta-subway-2026-09/mta-subway-gtfs.zip");
@@ -660,9 +682,7 @@ TEST_CASE("plan_journeys on the subway: itineraries a rider would take",
   // Questions whose itineraries the worth of a ride changed.
   int worth_changed = 0;
   for (int q = 0; q < 300; ++q) {
-    auto rq = questions.next();
-    rq.arrive_by = q % 3 == 2;
-    rq.max_walk_meters = q % 2 == 0 ? 400 : 10;
+    auto rq = questions.next_of_mix(q, 400);
     // optimize balanced: a ride more must gain three minutes.
     constexpr int64_t worth = 180;
     auto found = plan_journeys(router, rq, 3, worth);
@@ -693,11 +713,7 @@ TEST_CASE("plan_journeys on the subway: itineraries a rider would take",
     ++checked;
     // The fastest, then no journey outside the window and no fewer-ride
     // journey beyond the slack.
-    const journey* fastest = &found.front();
-    for (const auto& j : found)
-      if (rq.arrive_by ? j.departure > fastest->departure
-                       : j.arrival < fastest->arrival)
-        fastest = &j;
+    const journey* fastest = &fastest_in(found, rq.arrive_by);
     auto slack = std::max<int64_t>(20 * 60, (fastest->arrival
                                              - fastest->departure) / 2);
     for (const auto& j : found) {
@@ -715,6 +731,135 @@ TEST_CASE("plan_journeys on the subway: itineraries a rider would take",
   }
   CHECK(checked > 200);
   CHECK(worth_changed > 0);
+}
+
+/// Each journey's end (arrival; arrive-by: departure) and rides, sorted:
+/// where two journeys tie on both, which one a search keeps may differ (a
+/// search pruned otherwise labels the other first).
+std::vector<std::pair<int64_t, int32_t>>
+ends_and_rides(const std::vector<journey>& js, bool back) {
+  std::vector<std::pair<int64_t, int32_t>> out;
+  for (const auto& j : js)
+    out.emplace_back(back ? j.departure : j.arrival, j.rides);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST_CASE("raptor: a cutoff prunes only journeys that do not beat it",
+          "[raptor][cutoff]") {
+  auto tt = load("mta-subway-2026-09/mta-subway-gtfs.zip");
+  raptor router{*tt};
+  subway_questions questions{*tt, 41, 5 * 3600, 22 * 3600};
+  int cut_some = 0;
+  int cut_all = 0;
+  for (int q = 0; q < 200; ++q) {
+    auto rq = questions.next();
+    rq.arrive_by = q % 2 == 1;
+    const bool back = rq.arrive_by;
+    auto whole = router.route(rq);
+    CHECK_FALSE(router.cutoff_used());
+    if (whole.empty())
+      continue;
+    INFO("query " << q << " at " << rq.time << (back ? " arrive-by" : ""));
+    // A cutoff between the fastest and the slowest of the Pareto set (and
+    // one before the fastest): the journeys beating it, as without it.
+    auto ends = ends_and_rides(whole, back);
+    const auto first = back ? ends.back().first : ends.front().first;
+    const auto last = back ? ends.front().first : ends.back().first;
+    for (auto cut : {(first + last) / 2 + (back ? -1 : 1),
+                     back ? first + 1 : first - 1}) {
+      auto cut_rq = rq;
+      cut_rq.cutoff = cut;
+      auto pruned = router.route(cut_rq);
+      auto beats = [&](const journey& j) {
+        return back ? j.departure > cut : j.arrival < cut;
+      };
+      std::vector<journey> expected;
+      std::copy_if(whole.begin(), whole.end(), std::back_inserter(expected),
+                   beats);
+      CHECK(ends_and_rides(pruned, back) == ends_and_rides(expected, back));
+      for (const auto& j : pruned)
+        CHECK(beats(j));
+      if (expected.size() < whole.size())
+        ++cut_some;
+      if (expected.empty())
+        ++cut_all;
+      // Reported, unless nothing was left to prune by it.
+      if (router.cutoff_used())
+        CHECK(*router.cutoff_used() == cut);
+    }
+  }
+  CHECK(cut_some > 150);
+  CHECK(cut_all > 150);
+}
+
+TEST_CASE("plan_first_search: a guessed cutoff gives the arrivals and rides "
+          "of the whole search within the fastest's slack",
+          "[raptor][cutoff][rules]") {
+  auto tt = load("mta-subway-2026-09/mta-subway-gtfs.zip");
+  raptor router{*tt};
+  subway_questions questions{*tt, 43, 0, 86399};
+  int guessed = 0;
+  int guessed_short = 0;
+  int found_none = 0;
+  int slack_dropped = 0;
+  for (int q = 0; q < 300; ++q) {
+    auto rq = questions.next_of_mix(q, 600);
+    INFO("query " << q << " at " << rq.time
+                  << (rq.arrive_by ? " arrive-by" : ""));
+    // The whole search, then the rule by hand.
+    auto whole = router.route(rq);
+    auto expected = whole;
+    std::optional<int64_t> limit;
+    if (!whole.empty()) {
+      const journey* fastest = &fastest_in(whole, rq.arrive_by);
+      auto slack = fewer_rides_slack(*fastest);
+      bool in_window = rq.arrive_by
+                         ? fastest->arrival >= rq.time - later_search_window
+                         : fastest->departure
+                             <= rq.time + later_search_window;
+      if (in_window) {
+        auto f = *fastest;
+        limit = rq.arrive_by ? f.departure - slack - 1
+                             : f.arrival + slack + 1;
+        expected.erase(
+          std::remove_if(expected.begin(), expected.end(),
+                         [&](const journey& j) {
+                           return rq.arrive_by
+                                    ? j.departure < f.departure - slack
+                                    : j.arrival > f.arrival + slack;
+                         }),
+          expected.end());
+      }
+      slack_dropped += expected.size() < whole.size() ? 1 : 0;
+    }
+    const bool back = rq.arrive_by;
+    CHECK(ends_and_rides(plan_first_search(router, rq, {}), back)
+          == ends_and_rides(expected, back));
+    CHECK(ends_and_rides(plan_first_search(router, rq), back)
+          == ends_and_rides(expected, back));
+    // A guess far too short: nothing found, searched again without it.
+    CHECK(ends_and_rides(plan_first_search(router, rq, {0.3, 0}), back)
+          == ends_and_rides(expected, back));
+    // Both ways of a guess falling short happen (a route with the guess
+    // says what it pruned by).
+    auto with_guess = rq;
+    with_guess.guess = {first_cutoff_factor, first_cutoff_plus_s};
+    router.route(with_guess);
+    if (auto cut = router.cutoff_used()) {
+      ++guessed;
+      if (limit && (back ? *cut > *limit : *cut < *limit))
+        ++guessed_short; // found the fastest, not all within its slack
+    }
+    with_guess.guess = {0.3, 0};
+    if (router.route(with_guess).empty() && router.cutoff_used()
+        && !expected.empty())
+      ++found_none;
+  }
+  CHECK(guessed > 200);
+  CHECK(guessed_short > 10);
+  CHECK(found_none > 10);
+  CHECK(slack_dropped > 0);
 }
 
 TEST_CASE("transfers.txt's connections are the agency's: a rider's walk "
