@@ -554,4 +554,40 @@ build_realtime(std::shared_ptr<const timetable> base,
   return layer_builder{std::move(base), updates, now}.build();
 }
 
+void name_as_merged(const timetable& tt, std::size_t source,
+                    std::vector<gtfs_rt::trip_update>& updates,
+                    std::vector<gtfs_rt::vehicle_position>& vehicles,
+                    std::vector<gtfs_rt::alert>& alerts) {
+  if (source == 0)
+    return;
+  const auto suffix = "~" + std::to_string(source);
+  auto stop = [&](std::string& id) {
+    if (!id.empty())
+      if (auto renamed = id + suffix; tt.find_stop(renamed))
+        id = std::move(renamed);
+  };
+  auto route = [&](std::string& id) {
+    if (!id.empty())
+      if (auto renamed = id + suffix; tt.find_route(renamed))
+        id = std::move(renamed);
+  };
+  for (auto& u : updates) {
+    route(u.trip.route_id);
+    for (auto& s : u.stops)
+      stop(s.stop_id);
+  }
+  for (auto& v : vehicles) {
+    if (v.trip)
+      route(v.trip->route_id);
+    stop(v.stop_id);
+  }
+  for (auto& a : alerts)
+    for (auto& e : a.informed) {
+      route(e.route_id);
+      if (e.trip)
+        route(e.trip->route_id);
+      stop(e.stop_id);
+    }
+}
+
 } // namespace transitd::gtfs

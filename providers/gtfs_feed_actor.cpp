@@ -444,12 +444,14 @@ void run_realtime(const gtfs_feed_options& options, feed_slot& slot,
         if (!fresh[i])
           continue;
         auto more = sources[i].trip_updates();
+        auto seen = sources[i].vehicles();
+        auto said = sources[i].alerts();
+        if (i < options.realtime_of.size())
+          gtfs::name_as_merged(*tt, options.realtime_of[i], more, seen, said);
         updates.insert(updates.end(), std::make_move_iterator(more.begin()),
                        std::make_move_iterator(more.end()));
-        auto seen = sources[i].vehicles();
         vehicles.insert(vehicles.end(), std::make_move_iterator(seen.begin()),
                         std::make_move_iterator(seen.end()));
-        auto said = sources[i].alerts();
         alerts.insert(alerts.end(), std::make_move_iterator(said.begin()),
                       std::make_move_iterator(said.end()));
         auto ts = sources[i].status().timestamp;

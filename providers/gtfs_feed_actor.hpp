@@ -52,6 +52,10 @@ struct gtfs_feed_options {
   /// GTFS-realtime sources (http(s) URLs or files), applied to the
   /// timetable on a thread of the feed's own.
   std::vector<std::string> realtime;
+  /// Beside `realtime` (missing or 0: the timetable's ids): the merged
+  /// source, from 1, whose ids a realtime source names
+  /// (`gtfs::name_as_merged`).
+  std::vector<std::size_t> realtime_of;
   gtfs_rt::source_options realtime_options;
   /// A source whose last message is older than this (seconds) is not
   /// applied, and answers say so (warning realtime-stale).

@@ -3,6 +3,7 @@
 #include "transitd/store/redis_link.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cctype>
 #include <fstream>
 #include <sstream>
@@ -130,15 +131,47 @@ std::map<std::string, int64_t> parse_map(const std::string& flag,
   return out;
 }
 
+} // namespace
+
+std::pair<std::string, std::size_t>
+realtime_feed_of(const std::string& key) {
+  auto tilde = key.find('~');
+  std::size_t rank = 0;
+  if (tilde == std::string::npos
+      || std::from_chars(key.data() + tilde + 1, key.data() + key.size(),
+                         rank)
+             .ec
+           != std::errc{})
+    return {key, 0};
+  return {key.substr(0, tilde), rank};
+}
+
+namespace {
+
 /// "NAME=SOURCE[,SOURCE...]": a feed name that can prefix stop ids, and
-/// local sources.
+/// local sources. With `ranked` (realtime), "NAME~N=..." too: the ids of
+/// the feed's N-th merged source.
 std::pair<std::string, std::vector<std::string>>
-parse_feed(const std::string& flag, const std::string& text) {
+parse_feed(const std::string& flag, const std::string& text,
+           bool ranked = false) {
   auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0)
     throw CLI::ValidationError(flag, "expected NAME=SOURCE, got \"" + text
                                        + "\"");
-  auto name = text.substr(0, eq);
+  auto key = text.substr(0, eq);
+  auto name = key;
+  if (auto tilde = key.find('~'); ranked && tilde != std::string::npos) {
+    name = key.substr(0, tilde);
+    auto rank = key.substr(tilde + 1);
+    if (rank.empty() || rank.size() > 3 || rank[0] == '0'
+        || !std::all_of(rank.begin(), rank.end(), [](char c) {
+             return std::isdigit(static_cast<unsigned char>(c)) != 0;
+           }))
+      throw CLI::ValidationError(
+        flag, "in \"" + key
+                + "\", ~N names the feed's N-th --gtfs source, counted "
+                  "from 1 (as ids the merge renamed end in ~N)");
+  }
   for (char c : name)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_')
       throw CLI::ValidationError(
@@ -160,9 +193,9 @@ parse_feed(const std::string& flag, const std::string& text) {
       sources.push_back(item);
     }
   if (sources.empty())
-    throw CLI::ValidationError(flag + " " + name,
+    throw CLI::ValidationError(flag + " " + key,
                                "needs at least one SOURCE");
-  return {name, sources};
+  return {key, sources};
 }
 
 /// "a,b,c" without empty items.
@@ -480,7 +513,7 @@ std::unique_ptr<CLI::App> make_app(daemon_config& cfg,
       "--gtfs-rt",
       [&cfg](const std::vector<std::string>& all) {
         for (const auto& value : all) {
-          auto [name, sources] = parse_feed("--gtfs-rt", value);
+          auto [name, sources] = parse_feed("--gtfs-rt", value, true);
           auto it = std::find_if(cfg.gtfs_rt_feeds.begin(),
                                  cfg.gtfs_rt_feeds.end(),
                                  [&](const auto& f) { return f.first == name; });
@@ -495,7 +528,8 @@ std::unique_ptr<CLI::App> make_app(daemon_config& cfg,
       "apply GTFS-realtime (trip updates, vehicle positions, alerts) to the "
       "--gtfs feed NAME: NAME=SOURCE, SOURCE an http(s) URL polled with "
       "conditional requests or a file read again when it changes; several "
-      "SOURCEs comma-separated, or the flag repeated")
+      "SOURCEs comma-separated, or the flag repeated. NAME~N=SOURCE: the "
+      "sources name the ids of the feed's N-th merged source (from 1)")
     ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
     ->type_name("NAME=SOURCE");
   count("gtfs-rt-interval-s", cfg.gtfs_rt_interval_s, 1, 3600,
@@ -694,12 +728,20 @@ outcome<config_request> parse_config(const std::vector<std::string>& args,
   if (!cfg.oauth_resource.empty())
     if (auto f = check_oauth_url(cfg.oauth_resource))
       return bad("--oauth-resource", *f);
-  for (const auto& [name, sources] : cfg.gtfs_rt_feeds)
-    if (std::none_of(cfg.gtfs_feeds.begin(), cfg.gtfs_feeds.end(),
-                     [&](const auto& f) { return f.first == name; }))
-      return bad("--gtfs-rt " + name,
+  for (const auto& [key, sources] : cfg.gtfs_rt_feeds) {
+    auto [name, rank] = realtime_feed_of(key);
+    auto feed = std::find_if(cfg.gtfs_feeds.begin(), cfg.gtfs_feeds.end(),
+                             [&](const auto& f) { return f.first == name; });
+    if (feed == cfg.gtfs_feeds.end())
+      return bad("--gtfs-rt " + key,
                  "realtime needs the timetable it updates: add --gtfs " + name
                    + "=SOURCE");
+    if (rank > feed->second.size())
+      return bad("--gtfs-rt " + key,
+                 "the feed " + name + " merges "
+                   + std::to_string(feed->second.size())
+                   + " source(s); ~N counts them from 1");
+  }
   if (cfg.tls_cert.empty() != cfg.tls_key.empty())
     return bad(cfg.tls_cert.empty() ? "--tls-key" : "--tls-cert",
                "TLS needs both --tls-cert and --tls-key");

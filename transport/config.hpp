@@ -153,7 +153,8 @@ struct daemon_config {
   /// Check the feeds' sources again this often (seconds); 0 = never.
   int32_t gtfs_refresh_s = 86400;
   /// --gtfs-rt NAME=SOURCE[,SOURCE...]: GTFS-realtime sources (URLs or
-  /// files) of the --gtfs feed NAME.
+  /// files) of the --gtfs feed NAME; keyed "NAME~N" when they name the
+  /// ids of its N-th merged source (`realtime_feed_of`).
   std::vector<std::pair<std::string, std::vector<std::string>>> gtfs_rt_feeds;
   /// Seconds between polls of a realtime URL (and checks of a file).
   int32_t gtfs_rt_interval_s = 30;
@@ -198,6 +199,11 @@ bool exposed_without_auth(const daemon_config& cfg);
 /// more than gtfs-rt-max-age-s (a cached departure never outlives the
 /// realtime staleness limit).
 int32_t departures_cache_ttl_s(const daemon_config& cfg);
+
+/// A --gtfs-rt key ("NAME" or "NAME~N"): the feed's name, and the merged
+/// source (from 1) whose ids its sources name (0: the timetable's).
+std::pair<std::string, std::size_t>
+realtime_feed_of(const std::string& key);
 
 /// The --help text.
 std::string config_usage();

@@ -154,9 +154,12 @@ engine_config engine_settings(const daemon_config& cfg, bool routing_demo,
     // A router per scheduler thread: as many searches side by side as
     // threads can run them (a speculative one only on an idle router).
     feed.routers = std::max<std::size_t>(1, cfg.scheduler_threads);
-    for (const auto& [rt_name, rt_sources] : cfg.gtfs_rt_feeds)
-      if (rt_name == name)
-        feed.realtime = rt_sources;
+    for (const auto& [rt_key, rt_sources] : cfg.gtfs_rt_feeds)
+      if (auto [rt_name, rank] = realtime_feed_of(rt_key); rt_name == name)
+        for (const auto& source : rt_sources) {
+          feed.realtime.push_back(source);
+          feed.realtime_of.push_back(rank);
+        }
     feed.realtime_options.interval_s = cfg.gtfs_rt_interval_s;
     feed.realtime_max_age_s = cfg.gtfs_rt_max_age_s;
     e.feeds.push_back(std::move(feed));

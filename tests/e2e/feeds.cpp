@@ -1,8 +1,14 @@
 // End to end over MCP: the daemon serving the New York subway GTFS with
 // its own router, at a simulated time inside the feed's validity.
 
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
+#include "gtfs_realtime.pb.h"
 #include "support/daemon_harness.hpp"
 #include "support/local_http_server.hpp"
 
@@ -456,4 +462,87 @@ TEST_CASE("e2e realtime tools: vehicle_positions and service_alerts on the "
   CHECK(other.at("code").as_string() == "validation-error");
   CHECK_THAT(std::string{other.at("message").as_string()},
              Catch::Contains("nyc"));
+}
+
+TEST_CASE("e2e realtime of one merged source: its alert finds its own line, "
+          "not the first source's of the same id",
+          "[e2e][gtfs][realtime][merge]") {
+  namespace fs = std::filesystem;
+  auto dir = fs::temp_directory_path()
+             / ("transitd-e2e-merged-rt-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "zephyr");
+  auto write = [&](const fs::path& path, const std::string& text) {
+    std::ofstream out{path, std::ios::binary};
+    out << text;
+    REQUIRE(out);
+  };
+  // A second agency beside Caltrain, reusing its route id L1 (another
+  // line) and its stop id 70021 (another place, in Sacramento).
+  write(dir / "zephyr" / "agency.txt",
+        "agency_id,agency_name,agency_url,agency_timezone\n"
+        "Z,Zephyr,http://z.example,America/Los_Angeles\n");
+  write(dir / "zephyr" / "stops.txt",
+        "stop_id,stop_name,stop_lat,stop_lon\n"
+        "70021,Sacramento Valley,38.5842,-121.5005\n"
+        "Z2,Davis,38.5435,-121.7376\n");
+  write(dir / "zephyr" / "routes.txt",
+        "route_id,route_short_name,route_long_name,route_type\n"
+        "L1,Z1,Zephyr,2\n");
+  write(dir / "zephyr" / "trips.txt", "route_id,service_id,trip_id\nL1,D,z1\n");
+  write(dir / "zephyr" / "stop_times.txt",
+        "trip_id,arrival_time,departure_time,stop_id,stop_sequence\n"
+        "z1,17:30:00,17:30:00,70021,1\n"
+        "z1,17:50:00,17:50:00,Z2,2\n");
+  write(dir / "zephyr" / "calendar.txt",
+        "service_id,monday,tuesday,wednesday,thursday,friday,saturday,"
+        "sunday,start_date,end_date\n"
+        "D,1,1,1,1,1,1,1,20230101,20241231\n");
+  // Its realtime: an alert on its L1, recorded at the clock's time.
+  constexpr int64_t now = 1699405534; // 2023-11-07 17:05:34 PST
+  gtfs_rt::pb::FeedMessage message;
+  message.mutable_header()->set_gtfs_realtime_version("2.0");
+  message.mutable_header()->set_timestamp(now);
+  auto* entity = message.add_entity();
+  entity->set_id("zephyr-delays");
+  auto* alert = entity->mutable_alert();
+  alert->add_informed_entity()->set_route_id("L1");
+  alert->set_effect(gtfs_rt::pb::Alert::SIGNIFICANT_DELAYS);
+  alert->mutable_header_text()->add_translation()->set_text(
+    "Zephyr delays");
+  std::string bytes;
+  REQUIRE(message.SerializeToString(&bytes));
+  write(dir / "zephyr-alerts.pb", bytes);
+
+  test::harness_options options;
+  options.gtfs_feeds = {
+    {"cc", {std::string{TRANSITD_FIXTURES_DIR}
+              + "/gtfs/caltrain-2023-09/caltrain-gtfs.zip",
+            (dir / "zephyr").string()}}};
+  options.gtfs_rt_feeds = {{"cc~2", {(dir / "zephyr-alerts.pb").string()}}};
+  options.clock_start = now;
+  options.digitransit_with_feeds = false;
+  {
+    daemon_harness daemon{options};
+    test::mcp_client client{daemon.port()};
+    client.initialize();
+    auto alerted = [&](const char* route) {
+      auto status = test::structured(
+        client.call_tool("line_status", {{"route", route}}));
+      auto lines = status.at("lines").as_array();
+      REQUIRE(lines.size() == 1);
+      const auto& line = lines[0].as_object();
+      bool found = false;
+      if (line.contains("reasons"))
+        for (const auto& r : line.at("reasons").as_array())
+          found = found || r.at("kind").as_string() == "alert";
+      return std::make_pair(std::string{line.at("routeId").as_string()},
+                            found);
+    };
+    // The second source's L1 is cc:L1~2, and the alert is on it.
+    CHECK(alerted("cc:L1~2") == std::make_pair(std::string{"cc:L1~2"}, true));
+    // Caltrain's L1 has none.
+    CHECK(alerted("cc:L1") == std::make_pair(std::string{"cc:L1"}, false));
+  }
+  fs::remove_all(dir);
 }

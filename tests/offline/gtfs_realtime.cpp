@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 #include <catch2/catch.hpp>
 
@@ -645,4 +646,85 @@ TEST_CASE("realtime alerts: in force at the time, about the stop, its "
   auto bad = alerts_of(*tt, layer.get(), stop);
   REQUIRE_FALSE(bad);
   CHECK(bad.error().code == ec::validation_error);
+}
+
+TEST_CASE("realtime of a merged source: its ids the merge renamed are "
+          "renamed too",
+          "[realtime][gtfs][merge]") {
+  // Two agencies, each with a stop "T" (kilometres apart) and a route "R"
+  // (another line), and a stop "S" they share (the same place).
+  auto source = [](const char* route_name, const char* t_at) {
+    return in_memory_feed(
+      {{"agency.txt", "agency_id,agency_name,agency_url,agency_timezone\n"
+                      "A,Agency,http://a.example,Europe/Helsinki\n"},
+       {"stops.txt", std::string{"stop_id,stop_name,stop_lat,stop_lon\n"
+                                 "S,Shared,60.17,24.94\n"
+                                 "T,Its own,"}
+                       + t_at + "\n"},
+       {"routes.txt", std::string{"route_id,route_short_name,"
+                                  "route_long_name,route_type\n"
+                                  "R,1,"}
+                        + route_name + ",3\n"},
+       {"trips.txt", "route_id,service_id,trip_id\nR,WK,t\n"},
+       {"stop_times.txt", "trip_id,arrival_time,departure_time,stop_id,"
+                          "stop_sequence\n"
+                          "t,08:00:00,08:00:00,S,1\n"
+                          "t,08:10:00,08:10:00,T,2\n"},
+       {"calendar.txt", "service_id,monday,tuesday,wednesday,thursday,"
+                        "friday,saturday,sunday,start_date,end_date\n"
+                        "WK,1,1,1,1,1,0,0,20260101,20261231\n"}});
+  };
+  std::vector<std::unique_ptr<feed_files>> sources;
+  sources.push_back(source("One", "60.18,24.92"));
+  sources.push_back(source("Another", "60.30,25.10"));
+  auto loaded = load_timetable("x", std::move(sources));
+  REQUIRE(loaded);
+  const auto& tt = **loaded;
+  REQUIRE(tt.find_stop("T~2"));
+  REQUIRE(tt.find_route("R~2"));
+  REQUIRE_FALSE(tt.find_stop("S~2"));
+
+  auto message = [] {
+    std::vector<gtfs_rt::trip_update> updates(1);
+    updates[0].trip.route_id = "R";
+    updates[0].stops.resize(2);
+    updates[0].stops[0].stop_id = "S";
+    updates[0].stops[1].stop_id = "T";
+    std::vector<gtfs_rt::vehicle_position> vehicles(1);
+    vehicles[0].trip = gtfs_rt::trip_descriptor{};
+    vehicles[0].trip->route_id = "R";
+    vehicles[0].stop_id = "T";
+    std::vector<gtfs_rt::alert> alerts(1);
+    alerts[0].informed.resize(2);
+    alerts[0].informed[0].route_id = "R";
+    alerts[0].informed[1].stop_id = "T";
+    alerts[0].informed[1].trip = gtfs_rt::trip_descriptor{};
+    alerts[0].informed[1].trip->route_id = "R";
+    alerts[0].informed[1].trip->trip_id = "t";
+    return std::make_tuple(updates, vehicles, alerts);
+  };
+  // Of the second source: its T and R are T~2 and R~2; the shared stop
+  // and the trip id stay.
+  auto [updates, vehicles, alerts] = message();
+  name_as_merged(tt, 2, updates, vehicles, alerts);
+  CHECK(updates[0].trip.route_id == "R~2");
+  CHECK(updates[0].stops[0].stop_id == "S");
+  CHECK(updates[0].stops[1].stop_id == "T~2");
+  CHECK(vehicles[0].trip->route_id == "R~2");
+  CHECK(vehicles[0].stop_id == "T~2");
+  CHECK(alerts[0].informed[0].route_id == "R~2");
+  CHECK(alerts[0].informed[1].stop_id == "T~2");
+  CHECK(alerts[0].informed[1].trip->route_id == "R~2");
+  CHECK(alerts[0].informed[1].trip->trip_id == "t");
+  // Of the first source, or of the feed as a whole (0): as they are.
+  for (std::size_t rank : {0, 1}) {
+    auto [u, v, a] = message();
+    name_as_merged(tt, rank, u, v, a);
+    CHECK(u[0].trip.route_id == "R");
+    CHECK(u[0].stops[1].stop_id == "T");
+    CHECK(v[0].stop_id == "T");
+    CHECK(a[0].informed[0].route_id == "R");
+  }
+  // The renamed ids find the second source's stop and route.
+  CHECK(tt.routes[*tt.find_route("R~2")].long_name == "Another");
 }

@@ -126,7 +126,9 @@ daemon_harness::daemon_harness(harness_options options) {
     REQUIRE(slot->status().loaded);
     bool realtime = std::any_of(
       options.gtfs_rt_feeds.begin(), options.gtfs_rt_feeds.end(),
-      [&](const auto& f) { return f.first == slot->name(); });
+      [&](const auto& f) {
+        return realtime_feed_of(f.first).first == slot->name();
+      });
     for (int i = 0; realtime && i < 60000 && slot->realtime_state().builds == 0;
          ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds{1});

@@ -558,3 +558,44 @@ TEST_CASE("replica settings: store, Redis, replicas, shared limits, burst",
   REQUIRE_FALSE(secret);
   CHECK(secret.error().message.find("hunter2") == std::string::npos);
 }
+
+TEST_CASE("realtime of one merged source: --gtfs-rt NAME~N, N within the "
+          "feed's sources",
+          "[config][gtfs]") {
+  auto r = inputs{}.parse({"--gtfs", "nyc=bus.zip,subway.zip", "--gtfs-rt",
+                           "nyc~2=subway-alerts.pb", "--gtfs-rt",
+                           "nyc=all.pb", "--gtfs-rt", "nyc~2=subway-trips.pb"});
+  REQUIRE(r);
+  using sources = std::vector<std::string>;
+  const auto& rt = r->config.gtfs_rt_feeds;
+  REQUIRE(rt.size() == 2);
+  CHECK(rt[0].first == "nyc~2");
+  CHECK(rt[0].second == sources{"subway-alerts.pb", "subway-trips.pb"});
+  CHECK(rt[1].first == "nyc");
+  CHECK(realtime_feed_of("nyc~2") == std::pair<std::string, std::size_t>{
+                                       "nyc", 2});
+  CHECK(realtime_feed_of("nyc") == std::pair<std::string, std::size_t>{
+                                     "nyc", 0});
+  struct bad_case {
+    const char* rt;
+    const char* says;
+  };
+  for (const auto& [rt_flag, says] : std::vector<bad_case>{
+         {"nyc~3=x.pb", "merges 2 source(s)"},
+         {"nyc~0=x.pb", "counted from 1"},
+         {"nyc~=x.pb", "counted from 1"},
+         {"nyc~two=x.pb", "counted from 1"},
+         {"nyc~1000=x.pb", "counted from 1"},
+         {"bus~1=x.pb", "add --gtfs bus=SOURCE"},
+       }) {
+    auto bad = inputs{}.parse(
+      {"--gtfs", "nyc=bus.zip,subway.zip", "--gtfs-rt", rt_flag});
+    INFO(rt_flag);
+    REQUIRE_FALSE(bad);
+    CHECK_THAT(bad.error().message, Catch::Contains(says));
+  }
+  // Only realtime takes ~N: a feed's own name may not.
+  auto named = inputs{}.parse({"--gtfs", "nyc~2=bus.zip"});
+  REQUIRE_FALSE(named);
+  CHECK_THAT(named.error().message, Catch::Contains("only letters"));
+}
