@@ -412,7 +412,10 @@ std::optional<int64_t> raptor::least_seconds() {
                                 + int64_t{bounds_.at(s)});
     if (least < bounds_.radius())
       return least;
-    if (bounds_.radius() == travel_bounds::unreachable)
+    // Every stop settled, or none nearer than the bounds' cap (a sum of
+    // hops held at its largest): no start reaches the end in time.
+    if (bounds_.radius() == travel_bounds::unreachable
+        || radius > travel_bounds::unreachable)
       return std::nullopt;
   }
 }
