@@ -5,7 +5,8 @@
 // day. One thread, like one scheduler thread of the daemon.
 //
 //   transitd-gtfs-bench [--queries N] [--date YYYY-MM-DD] [--seed S]
-//                       [--plan LAT,LON,LAT,LON,EPOCH] NAME=SOURCE[,...]
+//                       [--plan LAT,LON,LAT,LON,EPOCH] [--slowest N]
+//                       NAME=SOURCE[,...]
 //
 // --plan times that one plan_trip query N times instead (for comparing
 // with the same call over MCP, bench/gtfs.sh). --snapshot-dir DIR reads
@@ -14,7 +15,8 @@
 // without waiting for the CSV; the load row then says so. --router-only
 // times plan_trip, one search and reachable (60 min) alone, without the
 // other tools in between (for profiles of the router and quick
-// comparisons; the full run's figures are the ones reported).
+// comparisons; the full run's figures are the ones reported). --slowest N
+// lists the N slowest plan_trip queries, each as --plan takes it.
 //
 // Realtime, after the table: a full trip-updates message for up to 10,000
 // trips of the day (every call of each given an absolute time, as the
@@ -34,6 +36,8 @@
 #include <memory>
 #include <optional>
 #include <thread>
+#include <tuple>
+#include <functional>
 #include <cstdio>
 #include <filesystem>
 
@@ -102,6 +106,7 @@ int main(int argc, char** argv) {
   std::string feed_arg;
   std::vector<double> fixed;
   bool router_only = false;
+  int slowest = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--plan" && i + 1 < argc) {
@@ -116,6 +121,8 @@ int main(int argc, char** argv) {
       snapshot_dir = argv[++i];
     else if (a == "--router-only")
       router_only = true;
+    else if (a == "--slowest" && i + 1 < argc)
+      slowest = std::stoi(argv[++i]);
     else if (a == "--seed" && i + 1 < argc)
       seed = static_cast<uint32_t>(std::stoul(argv[++i]));
     else
@@ -210,6 +217,8 @@ int main(int argc, char** argv) {
     line_answer, status_answer;
   std::size_t found = 0;
   std::size_t reached = 0;
+  // (engine microseconds, the query as --plan takes it, itineraries)
+  std::vector<std::tuple<double, std::string, std::size_t>> slow;
   for (int q = 0; q < queries; ++q) {
     trip_plan_query query;
     query.from = tt.stops[routable[pick(rng)]].position;
@@ -222,6 +231,13 @@ int main(int argc, char** argv) {
     auto answer = gtfs::plan_trips(router, tt, query);
     plan.add(clock_type::now() - start);
     found += answer.itineraries.empty() ? 0 : 1;
+    if (slowest > 0) {
+      char text[96];
+      std::snprintf(text, sizeof text, "%.6f,%.6f,%.6f,%.6f,%lld",
+                    query.from.lat, query.from.lon, query.to.lat,
+                    query.to.lon, static_cast<long long>(query.time));
+      slow.emplace_back(plan.us.back(), text, answer.itineraries.size());
+    }
     gtfs::journey_request rq;
     rq.from = query.from;
     rq.to = query.to;
@@ -320,6 +336,15 @@ int main(int argc, char** argv) {
             << ms(plan.at(0.5)) << " / " << ms(plan.at(0.99)) << " ms |\n";
   std::cout << "| one RAPTOR search p50 / p99 | " << ms(route.at(0.5))
             << " / " << ms(route.at(0.99)) << " ms |\n";
+  if (slowest > 0) {
+    std::sort(slow.begin(), slow.end(), std::greater<>{});
+    slow.resize(std::min(slow.size(), static_cast<std::size_t>(slowest)));
+    std::cout << "\nThe slowest plan_trip queries (--plan takes them):\n";
+    for (const auto& [us, text, n] : slow)
+      std::cout << "    " << ms(us) << " ms  --plan " << text << "  (" << n
+                << " itineraries)\n";
+    std::cout << "\n";
+  }
   if (router_only) {
     std::cout << "| reachable 60 min p50 / p99 (" << reached / std::max(1, queries)
               << " stations reached on average) | " << ms(reach60.at(0.5))

@@ -18,6 +18,7 @@
 #include <tuple>
 #include <type_traits>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -188,6 +189,22 @@ struct builder {
   std::unordered_map<std::string, uint32_t> stop_ids;
   /// The merged routes by their exposed ids.
   std::unordered_map<std::string, uint32_t> route_ids;
+  /// The trips read so far (indices into `out->trips`), by their exposed
+  /// ids: a later source's trip under an id taken gets its number.
+  struct trip_id_hash {
+    const timetable* tt;
+    std::size_t operator()(uint32_t t) const {
+      return std::hash<std::string>{}(tt->trips[t].id);
+    }
+  };
+  struct trip_id_equal {
+    const timetable* tt;
+    bool operator()(uint32_t a, uint32_t b) const {
+      return tt->trips[a].id == tt->trips[b].id;
+    }
+  };
+  std::unordered_set<uint32_t, trip_id_hash, trip_id_equal> trip_ids{
+    0, trip_id_hash{out.get()}, trip_id_equal{out.get()}};
   std::unordered_map<std::string, uint16_t> zone_ids;
   std::vector<raw_stop_time> stop_times;
   /// The agency zone of each trip's feed: stop_times are in it.
@@ -233,8 +250,11 @@ struct builder {
   /// simplified; a file without its columns, or past the points budget, is
   /// skipped with a note (trips are then drawn through their stops).
   std::optional<failure> read_shapes(feed_files& feed, source_keys& keys);
+  /// A trip id an earlier merged source took gets the source's number
+  /// ("ID~2"), as a stop's does: trip ids name one trip (get_trip,
+  /// realtime).
   std::optional<failure> read_trips(feed_files& feed, source_keys& keys,
-                                    uint16_t agency_zone);
+                                    uint16_t agency_zone, std::size_t source);
   std::optional<failure> read_stop_times(feed_files& feed, source_keys& keys);
   std::optional<failure> read_frequencies(feed_files& feed,
                                           source_keys& keys);

@@ -53,7 +53,7 @@ std::optional<failure> builder::read_source(feed_files& feed,
   if (feed.has("shapes.txt"))
     if (auto bad = read_shapes(feed, keys))
       return bad;
-  if (auto bad = read_trips(feed, keys, agency_zone))
+  if (auto bad = read_trips(feed, keys, agency_zone, source))
     return bad;
   if (auto bad = read_stop_times(feed, keys))
     return bad;

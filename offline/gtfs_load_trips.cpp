@@ -16,7 +16,8 @@ namespace transitd::gtfs::detail {
 /// trips.txt: each trip in the zone of its feed's agency.
 std::optional<failure> builder::read_trips(feed_files& feed,
                                            source_keys& keys,
-                                           uint16_t agency_zone) {
+                                           uint16_t agency_zone,
+                                           std::size_t source) {
   table_reader t{feed, "trips.txt", report, options.cancel.get()};
   if (auto bad = t.start({"route_id", "service_id", "trip_id"}))
     return bad;
@@ -54,9 +55,16 @@ std::optional<failure> builder::read_trips(feed_files& feed,
       if (auto it = keys.shapes.find(std::string{sh});
           it != keys.shapes.end())
         x.shape = it->second;
-    keys.trips.emplace(x.id, out->trips.size());
+    const auto index = static_cast<uint32_t>(out->trips.size());
+    keys.trips.emplace(x.id, index);
     out->trips.push_back(std::move(x));
     trip_zones.push_back(agency_zone);
+    // An id an earlier source took (several agencies numbering their
+    // trips 1, 2, ...): exposed with this source's number.
+    // (Again while the id so numbered is one an earlier source spelled
+    // so itself: each trip keeps an id of its own.)
+    while (!trip_ids.insert(index).second)
+      out->trips.back().id += "~" + std::to_string(source + 1);
   }
   if (auto bad = t.finish())
     return bad;

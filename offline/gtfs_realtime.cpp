@@ -571,21 +571,33 @@ void name_as_merged(const timetable& tt, std::size_t source,
       if (auto renamed = id + suffix; tt.find_route(renamed))
         id = std::move(renamed);
   };
+  // A trip, and a frequencies.txt trip by its start ("ID~N@seconds").
+  auto trip = [&](gtfs_rt::trip_descriptor& d) {
+    route(d.route_id);
+    if (d.trip_id.empty())
+      return;
+    auto renamed = d.trip_id + suffix;
+    auto start = d.start_time.empty() ? -1 : parse_clock_time(d.start_time);
+    if (tt.find_trip(renamed)
+        || (start >= 0
+            && tt.find_trip(renamed + "@" + std::to_string(start))))
+      d.trip_id = std::move(renamed);
+  };
   for (auto& u : updates) {
-    route(u.trip.route_id);
+    trip(u.trip);
     for (auto& s : u.stops)
       stop(s.stop_id);
   }
   for (auto& v : vehicles) {
     if (v.trip)
-      route(v.trip->route_id);
+      trip(*v.trip);
     stop(v.stop_id);
   }
   for (auto& a : alerts)
     for (auto& e : a.informed) {
       route(e.route_id);
       if (e.trip)
-        route(e.trip->route_id);
+        trip(*e.trip);
       stop(e.stop_id);
     }
 }

@@ -173,11 +173,10 @@ build_realtime(std::shared_ptr<const timetable> tt,
                const std::vector<gtfs_rt::trip_update>& updates, int64_t now);
 
 /// A realtime source of one of a merged feed's sources (`source`, from 1,
-/// as the `ID~N` ids count them) names stops and routes by that source's
-/// ids: where the merge gave one the source's number (an earlier source
-/// had taken it), it is renamed here too, so that it finds that source's
-/// stop or route rather than the earlier one's. Trip ids stay (the merge
-/// keeps them).
+/// as the `ID~N` ids count them) names stops, routes and trips by that
+/// source's ids: where the merge gave one the source's number (an earlier
+/// source had taken it), it is renamed here too, so that it finds that
+/// source's stop, route or trip rather than the earlier one's.
 void name_as_merged(const timetable& tt, std::size_t source,
                     std::vector<gtfs_rt::trip_update>& updates,
                     std::vector<gtfs_rt::vehicle_position>& vehicles,

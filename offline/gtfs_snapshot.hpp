@@ -37,8 +37,9 @@ namespace transitd::gtfs {
 // 2: footpaths shortest first; 3: stops along a Hilbert curve; 4: the
 // bounds' hops kept; 5: a route merged sources define the same is one;
 // 6: transfers between given trips or routes not read as the stops';
-// 7: a stop merged sources share (the same id, near) is one.
-inline constexpr uint32_t snapshot_version = 7;
+// 7: a stop merged sources share (the same id, near) is one; 8: a later
+// merged source's trip under a taken id renamed ("ID~N").
+inline constexpr uint32_t snapshot_version = 8;
 
 /// The key of a timetable built from sources whose contents hash to
 /// `source_hashes` (util's content_hash, in order) with `options`: the

@@ -478,7 +478,8 @@ TEST_CASE("e2e realtime of one merged source: its alert finds its own line, "
     REQUIRE(out);
   };
   // A second agency beside Caltrain, reusing its route id L1 (another
-  // line) and its stop id 70021 (another place, in Sacramento).
+  // line), its stop id 70021 (another place, in Sacramento) and its trip
+  // id 501 (another trip).
   write(dir / "zephyr" / "agency.txt",
         "agency_id,agency_name,agency_url,agency_timezone\n"
         "Z,Zephyr,http://z.example,America/Los_Angeles\n");
@@ -489,16 +490,18 @@ TEST_CASE("e2e realtime of one merged source: its alert finds its own line, "
   write(dir / "zephyr" / "routes.txt",
         "route_id,route_short_name,route_long_name,route_type\n"
         "L1,Z1,Zephyr,2\n");
-  write(dir / "zephyr" / "trips.txt", "route_id,service_id,trip_id\nL1,D,z1\n");
+  write(dir / "zephyr" / "trips.txt",
+        "route_id,service_id,trip_id\nL1,D,501\n");
   write(dir / "zephyr" / "stop_times.txt",
         "trip_id,arrival_time,departure_time,stop_id,stop_sequence\n"
-        "z1,17:30:00,17:30:00,70021,1\n"
-        "z1,17:50:00,17:50:00,Z2,2\n");
+        "501,17:30:00,17:30:00,70021,1\n"
+        "501,17:50:00,17:50:00,Z2,2\n");
   write(dir / "zephyr" / "calendar.txt",
         "service_id,monday,tuesday,wednesday,thursday,friday,saturday,"
         "sunday,start_date,end_date\n"
         "D,1,1,1,1,1,1,1,20230101,20241231\n");
-  // Its realtime: an alert on its L1, recorded at the clock's time.
+  // Its realtime: an alert on its L1 and its 501 five minutes late,
+  // recorded at the clock's time.
   constexpr int64_t now = 1699405534; // 2023-11-07 17:05:34 PST
   gtfs_rt::pb::FeedMessage message;
   message.mutable_header()->set_gtfs_realtime_version("2.0");
@@ -510,6 +513,15 @@ TEST_CASE("e2e realtime of one merged source: its alert finds its own line, "
   alert->set_effect(gtfs_rt::pb::Alert::SIGNIFICANT_DELAYS);
   alert->mutable_header_text()->add_translation()->set_text(
     "Zephyr delays");
+  auto* late = message.add_entity();
+  late->set_id("zephyr-501");
+  auto* update = late->mutable_trip_update();
+  update->mutable_trip()->set_trip_id("501");
+  update->mutable_trip()->set_start_date("20231107");
+  auto* first_call = update->add_stop_time_update();
+  first_call->set_stop_sequence(1);
+  first_call->set_stop_id("70021");
+  first_call->mutable_departure()->set_delay(300);
   std::string bytes;
   REQUIRE(message.SerializeToString(&bytes));
   write(dir / "zephyr-alerts.pb", bytes);
@@ -543,6 +555,22 @@ TEST_CASE("e2e realtime of one merged source: its alert finds its own line, "
     CHECK(alerted("cc:L1~2") == std::make_pair(std::string{"cc:L1~2"}, true));
     // Caltrain's L1 has none.
     CHECK(alerted("cc:L1") == std::make_pair(std::string{"cc:L1"}, false));
+    // Its 501 is cc:501~2, and the delay is on it; Caltrain's 501 is
+    // Caltrain's, with no realtime.
+    auto trip = [&](const char* id) {
+      return test::structured(client.call_tool(
+        "get_trip", {{"tripId", id}, {"serviceDate", "2023-11-07"}}));
+    };
+    auto zephyr = trip("cc:501~2");
+    CHECK(zephyr.at("routeId").as_string() == "cc:L1~2");
+    CHECK(zephyr.at("realtimeUsed").as_bool());
+    const auto& first = zephyr.at("calls").as_array().at(0).as_object();
+    CHECK(first.at("stopId").as_string() == "cc:70021~2");
+    REQUIRE(first.contains("delaySeconds"));
+    CHECK(first.at("delaySeconds").as_int64() == 300);
+    auto caltrain = trip("cc:501");
+    CHECK(caltrain.at("routeId").as_string() == "cc:L5");
+    CHECK_FALSE(caltrain.at("realtimeUsed").as_bool());
   }
   fs::remove_all(dir);
 }

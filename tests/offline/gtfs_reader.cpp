@@ -61,6 +61,15 @@ std::map<std::string, std::string> small_feed() {
   };
 }
 
+/// `small_feed` with its route R another line (a bus): what a second
+/// agency numbering its routes alike would define.
+std::map<std::string, std::string> another_line_feed() {
+  auto files = small_feed();
+  files["routes.txt"] = "route_id,route_short_name,route_long_name,route_type\n"
+                        "R,1,Another line,3\n";
+  return files;
+}
+
 outcome<std::shared_ptr<const timetable>>
 load_memory(std::map<std::string, std::string> files) {
   std::vector<std::unique_ptr<feed_files>> sources;
@@ -337,10 +346,7 @@ TEST_CASE("GTFS: merged feeds defining a route the same share it; another "
   std::vector<std::unique_ptr<feed_files>> sources;
   sources.push_back(in_memory_feed(small_feed()));
   sources.push_back(in_memory_feed(small_feed()));
-  auto other = small_feed();
-  other["routes.txt"] = "route_id,route_short_name,route_long_name,route_type\n"
-                        "R,1,Another line,3\n";
-  sources.push_back(in_memory_feed(other));
+  sources.push_back(in_memory_feed(another_line_feed()));
   auto tt = load_timetable("x", std::move(sources));
   REQUIRE(tt);
   const auto& t = **tt;
@@ -358,6 +364,68 @@ TEST_CASE("GTFS: merged feeds defining a route the same share it; another "
   CHECK(t.trips[0].route == *same);
   CHECK(t.trips[1].route == *same);
   CHECK(t.trips[2].route == *renamed);
+}
+
+TEST_CASE("GTFS: a later merged source's trip under a taken id gets a "
+          "suffix",
+          "[gtfs][reader]") {
+  // Agencies numbering their trips alike: a trip id names one trip (what
+  // get_trip and realtime look up), the first source's.
+  std::vector<std::unique_ptr<feed_files>> sources;
+  sources.push_back(in_memory_feed(small_feed()));
+  auto other = another_line_feed();
+  other["trips.txt"] = "route_id,service_id,trip_id,trip_headsign\n"
+                       "R,WK,t1,To Elsewhere\nR,WK,t9,Its own\n";
+  other["stop_times.txt"] = "trip_id,arrival_time,departure_time,stop_id,"
+                            "stop_sequence\n"
+                            "t1,09:00:00,09:00:00,S1,1\n"
+                            "t1,09:10:00,09:10:00,T,2\n"
+                            "t9,10:00:00,10:00:00,S1,1\n"
+                            "t9,10:10:00,10:10:00,T,2\n";
+  sources.push_back(in_memory_feed(other));
+  auto tt = load_timetable("x", std::move(sources));
+  REQUIRE(tt);
+  const auto& t = **tt;
+  REQUIRE(t.trips.size() == 3);
+  auto first = t.find_trip("t1");
+  auto second = t.find_trip("t1~2");
+  REQUIRE(first);
+  REQUIRE(second);
+  CHECK(t.trips[*first].headsign == "To Töölö");
+  CHECK(t.trips[*second].headsign == "To Elsewhere");
+  CHECK(t.trips[*second].route == *t.find_route("R~2"));
+  // An id no earlier source took stays; its stop times are its own.
+  CHECK(t.find_trip("t9"));
+  CHECK_FALSE(t.find_trip("t9~2"));
+  auto departs = [&](uint32_t trip) {
+    for (const auto& p : t.patterns)
+      for (uint32_t r = 0; r < p.trip_count; ++r)
+        if (t.pattern_trips[p.trips_begin + r] == trip)
+          return t.times[p.times_begin + r * p.stop_count].departure;
+    return -1;
+  };
+  CHECK(departs(*first) == 8 * 3600);
+  CHECK(departs(*second) == 9 * 3600);
+  // A first source that spells a trip t1~2 itself: the second's t1 is
+  // numbered again, not a second t1~2.
+  std::vector<std::unique_ptr<feed_files>> spelled;
+  auto both = small_feed();
+  both["trips.txt"] = "route_id,service_id,trip_id,trip_headsign\n"
+                      "R,WK,t1,One\nR,WK,t1~2,Two\n";
+  both["stop_times.txt"] = "trip_id,arrival_time,departure_time,stop_id,"
+                           "stop_sequence\n"
+                           "t1,08:00:00,08:00:00,S1,1\n"
+                           "t1,08:10:00,08:10:00,T,2\n"
+                           "t1~2,08:30:00,08:30:00,S1,1\n"
+                           "t1~2,08:40:00,08:40:00,T,2\n";
+  spelled.push_back(in_memory_feed(both));
+  spelled.push_back(in_memory_feed(other));
+  auto again = load_timetable("x", std::move(spelled));
+  REQUIRE(again);
+  const auto& a = **again;
+  REQUIRE(a.find_trip("t1~2~2"));
+  CHECK(a.trips[*a.find_trip("t1~2~2")].headsign == "To Elsewhere");
+  CHECK(a.trips[*a.find_trip("t1~2")].headsign == "Two");
 }
 
 TEST_CASE("GTFS: a transfer between given trips or routes is not the "

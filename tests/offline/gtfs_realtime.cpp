@@ -665,11 +665,16 @@ TEST_CASE("realtime of a merged source: its ids the merge renamed are "
                                   "route_long_name,route_type\n"
                                   "R,1,"}
                         + route_name + ",3\n"},
-       {"trips.txt", "route_id,service_id,trip_id\nR,WK,t\n"},
+       {"trips.txt", "route_id,service_id,trip_id\nR,WK,t\nR,WK,f\n"},
        {"stop_times.txt", "trip_id,arrival_time,departure_time,stop_id,"
                           "stop_sequence\n"
                           "t,08:00:00,08:00:00,S,1\n"
-                          "t,08:10:00,08:10:00,T,2\n"},
+                          "t,08:10:00,08:10:00,T,2\n"
+                          "f,00:00:00,00:00:00,S,1\n"
+                          "f,00:10:00,00:10:00,T,2\n"},
+       // "f" every half hour from 07:00: trips f@25200 and f@27000.
+       {"frequencies.txt", "trip_id,start_time,end_time,headway_secs\n"
+                           "f,07:00:00,08:00:00,1800\n"},
        {"calendar.txt", "service_id,monday,tuesday,wednesday,thursday,"
                         "friday,saturday,sunday,start_date,end_date\n"
                         "WK,1,1,1,1,1,0,0,20260101,20261231\n"}});
@@ -687,12 +692,14 @@ TEST_CASE("realtime of a merged source: its ids the merge renamed are "
   auto message = [] {
     std::vector<gtfs_rt::trip_update> updates(1);
     updates[0].trip.route_id = "R";
+    updates[0].trip.trip_id = "t";
     updates[0].stops.resize(2);
     updates[0].stops[0].stop_id = "S";
     updates[0].stops[1].stop_id = "T";
     std::vector<gtfs_rt::vehicle_position> vehicles(1);
     vehicles[0].trip = gtfs_rt::trip_descriptor{};
     vehicles[0].trip->route_id = "R";
+    vehicles[0].trip->trip_id = "u";
     vehicles[0].stop_id = "T";
     std::vector<gtfs_rt::alert> alerts(1);
     alerts[0].informed.resize(2);
@@ -701,13 +708,20 @@ TEST_CASE("realtime of a merged source: its ids the merge renamed are "
     alerts[0].informed[1].trip = gtfs_rt::trip_descriptor{};
     alerts[0].informed[1].trip->route_id = "R";
     alerts[0].informed[1].trip->trip_id = "t";
+    // A frequencies.txt trip, named with its start.
+    alerts[0].informed.emplace_back();
+    alerts[0].informed[2].trip = gtfs_rt::trip_descriptor{};
+    alerts[0].informed[2].trip->trip_id = "f";
+    alerts[0].informed[2].trip->start_time = "07:30:00";
     return std::make_tuple(updates, vehicles, alerts);
   };
-  // Of the second source: its T and R are T~2 and R~2; the shared stop
-  // and the trip id stay.
+  // Of the second source: its T, R and t are T~2, R~2 and t~2; the
+  // shared stop stays, and so does a trip id only it uses.
   auto [updates, vehicles, alerts] = message();
   name_as_merged(tt, 2, updates, vehicles, alerts);
   CHECK(updates[0].trip.route_id == "R~2");
+  CHECK(updates[0].trip.trip_id == "t~2");
+  CHECK(vehicles[0].trip->trip_id == "u");
   CHECK(updates[0].stops[0].stop_id == "S");
   CHECK(updates[0].stops[1].stop_id == "T~2");
   CHECK(vehicles[0].trip->route_id == "R~2");
@@ -715,16 +729,22 @@ TEST_CASE("realtime of a merged source: its ids the merge renamed are "
   CHECK(alerts[0].informed[0].route_id == "R~2");
   CHECK(alerts[0].informed[1].stop_id == "T~2");
   CHECK(alerts[0].informed[1].trip->route_id == "R~2");
-  CHECK(alerts[0].informed[1].trip->trip_id == "t");
+  CHECK(alerts[0].informed[1].trip->trip_id == "t~2");
+  CHECK(alerts[0].informed[2].trip->trip_id == "f~2");
+  CHECK(tt.find_trip("f~2@27000"));
   // Of the first source, or of the feed as a whole (0): as they are.
   for (std::size_t rank : {0, 1}) {
     auto [u, v, a] = message();
     name_as_merged(tt, rank, u, v, a);
     CHECK(u[0].trip.route_id == "R");
+    CHECK(u[0].trip.trip_id == "t");
+    CHECK(a[0].informed[2].trip->trip_id == "f");
     CHECK(u[0].stops[1].stop_id == "T");
     CHECK(v[0].stop_id == "T");
     CHECK(a[0].informed[0].route_id == "R");
   }
-  // The renamed ids find the second source's stop and route.
+  // The renamed ids find the second source's stop, route and trip.
   CHECK(tt.routes[*tt.find_route("R~2")].long_name == "Another");
+  REQUIRE(tt.find_trip("t~2"));
+  CHECK(tt.trips[*tt.find_trip("t~2")].route == *tt.find_route("R~2"));
 }
