@@ -183,7 +183,7 @@ std::optional<failure> builder::read_stops(feed_files& feed,
         keys.stops.emplace(stop_id, taken->second);
         continue;
       }
-      s.id += "~" + std::to_string(source + 1);
+      s.id += merged_suffix(source + 1);
     }
     auto index = static_cast<uint32_t>(out->stops.size());
     keys.stops.emplace(stop_id, index);
@@ -256,7 +256,7 @@ std::optional<failure> builder::read_routes(feed_files& feed,
         keys.routes.emplace(source_id, taken->second);
         continue;
       }
-      r.id += "~" + std::to_string(source + 1);
+      r.id += merged_suffix(source + 1);
     }
     const auto index = static_cast<uint32_t>(out->routes.size());
     keys.routes.emplace(source_id, index);

@@ -64,7 +64,7 @@ std::optional<failure> builder::read_trips(feed_files& feed,
     // (Again while the id so numbered is one an earlier source spelled
     // so itself: each trip keeps an id of its own.)
     while (!trip_ids.insert(index).second)
-      out->trips.back().id += "~" + std::to_string(source + 1);
+      out->trips.back().id += merged_suffix(source + 1);
   }
   if (auto bad = t.finish())
     return bad;

@@ -560,7 +560,7 @@ void name_as_merged(const timetable& tt, std::size_t source,
                     std::vector<gtfs_rt::alert>& alerts) {
   if (source == 0)
     return;
-  const auto suffix = "~" + std::to_string(source);
+  const auto suffix = merged_suffix(source);
   auto stop = [&](std::string& id) {
     if (!id.empty())
       if (auto renamed = id + suffix; tt.find_stop(renamed))

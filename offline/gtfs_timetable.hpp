@@ -30,6 +30,13 @@ inline constexpr double walk_speed_mps = 1.2;
 /// Seconds to walk `meters` at `walk_speed_mps`, rounded up.
 int32_t walk_seconds(double meters);
 
+/// The suffix a merged feed's `rank`-th source (from 1) gives an id of
+/// its stop, route or trip that an earlier source took ("~2"): the one
+/// spelling of the loader and of `name_as_merged`.
+inline std::string merged_suffix(std::size_t rank) {
+  return "~" + std::to_string(rank);
+}
+
 struct stop {
   /// The feed's stop_id (without the feed name).
   std::string id;
