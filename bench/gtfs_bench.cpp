@@ -98,6 +98,20 @@ std::string ms(double us) {
 
 } // namespace
 
+/// One plan's itineraries on a line: each leg's trip (or walk), its ends
+/// and its times.
+void write_answer(std::ostream& out, int q, const trip_plans& answer) {
+  out << q;
+  for (const auto& it : answer.itineraries) {
+    out << " |";
+    for (const auto& l : it.legs)
+      out << ' ' << (l.transit ? l.trip_id.value_or("?") : "walk") << ':'
+          << l.from.stop_id.value_or("-") << '>' << l.to.stop_id.value_or("-")
+          << '@' << l.scheduled_start << '-' << l.scheduled_end;
+  }
+  out << '\n';
+}
+
 int main(int argc, char** argv) {
   int queries = 1000;
   std::string day = "2026-10-14";
@@ -106,7 +120,9 @@ int main(int argc, char** argv) {
   std::string feed_arg;
   std::vector<double> fixed;
   bool router_only = false;
+  bool arrive_by = false;
   int slowest = 0;
+  std::string answers_path;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--plan" && i + 1 < argc) {
@@ -123,6 +139,10 @@ int main(int argc, char** argv) {
       router_only = true;
     else if (a == "--slowest" && i + 1 < argc)
       slowest = std::stoi(argv[++i]);
+    else if (a == "--arrive-by")
+      arrive_by = true;
+    else if (a == "--answers" && i + 1 < argc)
+      answers_path = argv[++i];
     else if (a == "--seed" && i + 1 < argc)
       seed = static_cast<uint32_t>(std::stoul(argv[++i]));
     else
@@ -213,6 +233,16 @@ int main(int argc, char** argv) {
               << ms(one.at(0.99)) << " ms |\n";
     return 0;
   }
+  // --answers: every plan's itineraries, a line each, to compare the
+  // answers of two builds (`cmp` of the files).
+  std::ofstream answers;
+  if (!answers_path.empty()) {
+    answers.open(answers_path);
+    if (!answers) {
+      std::cerr << "cannot write " << answers_path << "\n";
+      return 2;
+    }
+  }
   stats plan, route, departures, near, trip_answer, reach30, reach60,
     line_answer, status_answer;
   std::size_t found = 0;
@@ -227,9 +257,12 @@ int main(int argc, char** argv) {
     query.first = 5; // what plan_trip's default limit 2 asks for
     query.max_transfers = 4;
     query.max_walking_distance = 1500;
+    query.arrive_by = arrive_by;
     auto start = clock_type::now();
     auto answer = gtfs::plan_trips(router, tt, query);
     plan.add(clock_type::now() - start);
+    if (answers.is_open())
+      write_answer(answers, q, answer);
     found += answer.itineraries.empty() ? 0 : 1;
     if (slowest > 0) {
       char text[96];

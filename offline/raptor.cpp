@@ -801,21 +801,6 @@ TRANSITD_INLINE bool raptor::catch_trip(uint32_t p_index, const pattern& p,
   for (unsigned bits = days; bits != 0; bits &= bits - 1) {
     const auto& day = zone_days[static_cast<std::size_t>(__builtin_ctz(bits))];
     auto rel = t - day.origin;
-    // Trips do not overtake one another: the first and last trip bound
-    // what the day can offer, without searching (most days of the three
-    // around the query have nothing to offer at this stop, or nothing
-    // better than a day already searched).
-    const auto& first = at_rank(0);
-    const auto& last = at_rank(p.trip_count - 1);
-    if constexpr (!Backward) {
-      if (last.departure < rel
-          || (have && day.origin + first.departure >= best.at))
-        continue;
-    } else {
-      if (first.arrival > rel
-          || (have && day.origin + last.arrival <= best.at))
-        continue;
-    }
     // Whether trip `r` passes `i` before `t` (backward: by it); false from
     // some rank on, as trips do not overtake.
     auto before = [&](uint32_t r) {
@@ -826,9 +811,29 @@ TRANSITD_INLINE bool raptor::catch_trip(uint32_t p_index, const pattern& p,
     // Where the search starts: the rank caught here last (the next search
     // of a plan, the next round: mostly the same trip or one beside it).
     auto hint = hint_[p_index];
-    // The trip held rides on this day: only the trips before it (backward:
-    // after it) can be better, and none is when its neighbour is missed.
-    if (held && held_origin == day.origin) {
+    const bool held_today = held && held_origin == day.origin;
+    if (!held_today) {
+      // Trips do not overtake one another: the first and last trip bound
+      // what the day can offer, without searching (most days of the three
+      // around the query have nothing to offer at this stop, or nothing
+      // better than a day already searched). On the held trip's day its
+      // neighbour below tells as much (the caller holds a trip that can
+      // be caught at `t`), without reading the day's ends.
+      const auto& first = at_rank(0);
+      const auto& last = at_rank(p.trip_count - 1);
+      if constexpr (!Backward) {
+        if (last.departure < rel
+            || (have && day.origin + first.departure >= best.at))
+          continue;
+      } else {
+        if (first.arrival > rel
+            || (have && day.origin + last.arrival <= best.at))
+          continue;
+      }
+    } else {
+      // The trip held rides on this day: only the trips before it
+      // (backward: after it) can be better, and none is when its
+      // neighbour is missed.
       if constexpr (!Backward) {
         if (held_rank == 0 || before(held_rank - 1))
           continue;
