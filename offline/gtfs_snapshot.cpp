@@ -1,4 +1,5 @@
 #include "transitd/offline/gtfs_snapshot.hpp"
+#include "transitd/offline/hop_hierarchy.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -162,11 +163,18 @@ std::string payload_of(const timetable& tt) {
   w.nums(tt.change_seconds);
   for (const auto* g : {&tt.hops.out_begin, &tt.hops.in_begin})
     w.nums(*g);
+  auto put_hop = [](writer& w, const hop& h) {
+    w.num(h.stop);
+    w.num(h.seconds);
+  };
   for (const auto* list : {&tt.hops.out, &tt.hops.in})
-    w.each(*list, [](writer& w, const hop& h) {
-      w.num(h.stop);
-      w.num(h.seconds);
-    });
+    w.each(*list, put_hop);
+  // The hops contracted (contracting takes seconds on a city's feeds).
+  w.nums(tt.hierarchy.stop_at);
+  w.nums(tt.hierarchy.up_out_begin);
+  w.each(tt.hierarchy.up_out, put_hop);
+  w.nums(tt.hierarchy.up_in_begin);
+  w.each(tt.hierarchy.up_in, put_hop);
   w.nums(tt.children_begin);
   w.nums(tt.children);
   w.num(tt.first_day);
@@ -302,6 +310,33 @@ void check_csr(const std::vector<uint32_t>& begin, std::size_t rows,
         what);
 }
 
+/// The hops contracted (none: a timetable without hops): the positions a
+/// permutation of the stops, and every arc up to a position above its own
+/// (the sweep reads each position after all those above it) and at no
+/// less than 0 seconds (a bound above the truth loses journeys).
+void check_hierarchy(hop_hierarchy& h, std::size_t stops) {
+  if (h.stop_at.empty() && h.up_out_begin.empty() && h.up_in_begin.empty()
+      && h.up_out.empty() && h.up_in.empty())
+    return;
+  check(h.stop_at.size() == stops, "the hierarchy's stops");
+  h.position_of.assign(stops, none);
+  for (uint32_t p = 0; p < stops; ++p) {
+    auto s = h.stop_at[p];
+    check(s < stops && h.position_of[s] == none, "the hierarchy's order");
+    h.position_of[s] = p;
+  }
+  check_csr(h.up_out_begin, stops, h.up_out.size(), "the hierarchy out");
+  check_csr(h.up_in_begin, stops, h.up_in.size(), "the hierarchy in");
+  for (const auto* pair : {&h.up_out_begin, &h.up_in_begin}) {
+    const auto& begin = *pair;
+    const auto& list = pair == &h.up_out_begin ? h.up_out : h.up_in;
+    for (uint32_t p = 0; p < stops; ++p)
+      for (auto i = begin[p]; i < begin[p + 1]; ++i)
+        check(list[i].stop < p && list[i].seconds >= 0,
+              "an arc of the hierarchy");
+  }
+}
+
 std::shared_ptr<timetable> timetable_of(std::string_view payload) {
   reader r{payload};
   auto tt = std::make_shared<timetable>();
@@ -400,13 +435,19 @@ std::shared_ptr<timetable> timetable_of(std::string_view payload) {
   tt->change_seconds = r.nums<int32_t>();
   tt->hops.out_begin = r.nums<uint32_t>();
   tt->hops.in_begin = r.nums<uint32_t>();
+  auto get_hop = [](reader& r) {
+    hop h;
+    h.stop = r.num<uint32_t>();
+    h.seconds = r.num<int32_t>();
+    return h;
+  };
   for (auto* list : {&tt->hops.out, &tt->hops.in})
-    *list = r.each<hop>(8, [](reader& r) {
-      hop h;
-      h.stop = r.num<uint32_t>();
-      h.seconds = r.num<int32_t>();
-      return h;
-    });
+    *list = r.each<hop>(8, get_hop);
+  tt->hierarchy.stop_at = r.nums<uint32_t>();
+  tt->hierarchy.up_out_begin = r.nums<uint32_t>();
+  tt->hierarchy.up_out = r.each<hop>(8, get_hop);
+  tt->hierarchy.up_in_begin = r.nums<uint32_t>();
+  tt->hierarchy.up_in = r.each<hop>(8, get_hop);
   tt->children_begin = r.nums<uint32_t>();
   tt->children = r.nums<uint32_t>();
   tt->first_day = r.num<int32_t>();
@@ -510,6 +551,7 @@ std::shared_ptr<timetable> timetable_of(std::string_view payload) {
   for (const auto* list : {&tt->hops.out, &tt->hops.in})
     for (const auto& h : *list)
       check(h.stop < stops && h.seconds >= 0, "a hop");
+  check_hierarchy(tt->hierarchy, stops);
   check_csr(tt->children_begin, stops, tt->children.size(), "the children");
   for (auto c : tt->children)
     check(c < stops, "a station's child");

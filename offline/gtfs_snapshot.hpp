@@ -38,8 +38,9 @@ namespace transitd::gtfs {
 // bounds' hops kept; 5: a route merged sources define the same is one;
 // 6: transfers between given trips or routes not read as the stops';
 // 7: a stop merged sources share (the same id, near) is one; 8: a later
-// merged source's trip under a taken id renamed ("ID~N").
-inline constexpr uint32_t snapshot_version = 8;
+// merged source's trip under a taken id renamed ("ID~N"); 9: the hops'
+// contraction hierarchy kept.
+inline constexpr uint32_t snapshot_version = 9;
 
 /// The key of a timetable built from sources whose contents hash to
 /// `source_hashes` (util's content_hash, in order) with `options`: the

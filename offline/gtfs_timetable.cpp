@@ -1,4 +1,5 @@
 #include "transitd/offline/gtfs_timetable.hpp"
+#include "transitd/offline/hop_hierarchy.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -361,6 +362,7 @@ void timetable::index_hops() {
                 times.data(), all);
   walk_steps(stops.size(), out_begin, out, all);
   hops = graph_of(stops.size(), all);
+  hierarchy = contract_hops(hops, stops.size());
   index_call_rules();
 }
 

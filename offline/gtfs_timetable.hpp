@@ -166,6 +166,30 @@ struct hop_graph {
   }
 };
 
+/// A hop graph's contraction hierarchy (hop_hierarchy.hpp), its stops numbered by rank from
+/// the highest (sweep order). Built from the graph alone; the bounds are
+/// the graph's shortest paths, exactly.
+struct hop_hierarchy {
+  /// The stop at each position, and each stop's position.
+  std::vector<uint32_t> stop_at;
+  std::vector<uint32_t> position_of;
+  /// Per position v (CSR), the edges between v and the positions above it
+  /// (lower numbers: higher ranks), the graph's own and the shortcuts:
+  /// `up_out` the edges v -> u, `up_in` the edges u -> v (`stop`: u's
+  /// position).
+  std::vector<uint32_t> up_out_begin;
+  std::vector<hop> up_out;
+  std::vector<uint32_t> up_in_begin;
+  std::vector<hop> up_in;
+
+  /// Whether it is a hierarchy of `stop_count` stops (not left empty).
+  bool covers(std::size_t stop_count) const {
+    return stop_at.size() == stop_count && position_of.size() == stop_count
+           && up_out_begin.size() == stop_count + 1
+           && up_in_begin.size() == stop_count + 1;
+  }
+};
+
 /// Where a pattern calls at a stop.
 struct stop_call {
   uint32_t pattern = 0;
@@ -248,6 +272,9 @@ public:
   /// hops between its stops (derived: built with the patterns, and kept
   /// in a snapshot, as thinning takes longer than reading them).
   hop_graph hops;
+  /// `hops` contracted, for the bounds of every stop at once (derived:
+  /// built with `hops`, at a build and after reading a snapshot).
+  hop_hierarchy hierarchy;
   /// Per call (`calls`), what a passenger may do there: `may_board`,
   /// `may_alight` (derived, at a build and after reading a snapshot;
   /// RAPTOR reads it beside the call instead of the pattern's stop).

@@ -6,11 +6,24 @@ namespace transitd::gtfs {
 
 void travel_bounds::start(
   const timetable& tt, const hop_graph* extra,
-  const std::vector<std::pair<uint32_t, int32_t>>& seeds, bool toward) {
+  const std::vector<std::pair<uint32_t, int32_t>>& seeds, bool toward,
+  bool lazy) {
   const auto stop_count = tt.stops.size();
   tt_ = &tt;
   extra_ = extra != nullptr && extra->covers(stop_count) ? extra : nullptr;
   toward_ = toward;
+  sweep_pending_
+    = !lazy && extra_ == nullptr && tt.hierarchy.covers(stop_count);
+  if (sweep_pending_) {
+    seeds_ = seeds;
+    seconds_.resize(stop_count, unreachable); // read below radius 0 only
+    now_ = 0;
+    in_wheel_ = 0;
+    radius_ = 0;
+    settled_ = 0;
+    far_.clear();
+    return;
+  }
   seconds_.assign(stop_count, unreachable);
   slots_.resize(wheel);
   for (auto& slot : slots_)
@@ -68,6 +81,13 @@ void travel_bounds::advance() {
 void travel_bounds::reach(int64_t radius) {
   if (radius <= radius_ || radius_ == unreachable)
     return;
+  if (sweep_pending_) {
+    sweep_pending_ = false;
+    settled_ = sweep_.run(tt_->hierarchy, seeds_, toward_, seconds_,
+                          unreachable);
+    radius_ = unreachable;
+    return;
+  }
   const int64_t limit
     = std::min<int64_t>(radius, std::numeric_limits<int32_t>::max() - 1);
   auto step = [&](const hop_graph& g, uint32_t s, int32_t t) {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "transitd/offline/gtfs_timetable.hpp"
+#include "transitd/offline/hop_hierarchy.hpp"
 
 namespace transitd::gtfs {
 
@@ -41,9 +42,12 @@ public:
   /// (`toward`: forward searches) or from the end to each stop (arrive-by),
   /// over the timetable's rides and footpaths (`hops`), and `extra` (may be
   /// null: a realtime layer's rides). All are kept until the next start.
+  /// Without `extra`, and unless `lazy` is asked for, the first `reach`
+  /// computes every stop's bound at once from the timetable's
+  /// `hierarchy` (hop_hierarchy.hpp) when it has one.
   void start(const timetable& tt, const hop_graph* extra,
              const std::vector<std::pair<uint32_t, int32_t>>& seeds,
-             bool toward);
+             bool toward, bool lazy = false);
   /// Settles every stop nearer than `radius` seconds (`at` is then exact
   /// for them).
   void reach(int64_t radius);
@@ -67,6 +71,11 @@ private:
   void queue(uint32_t s, int32_t t);
 
   const timetable* tt_ = nullptr;
+  /// Every bound to be computed by the hierarchy's sweep at the next
+  /// `reach` (from `seeds_`).
+  bool sweep_pending_ = false;
+  std::vector<std::pair<uint32_t, int32_t>> seeds_;
+  hierarchy_sweep sweep_;
   const hop_graph* extra_ = nullptr;
   bool toward_ = true;
   /// Tentative seconds (exact once settled).

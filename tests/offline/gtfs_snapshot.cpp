@@ -102,6 +102,13 @@ TEST_CASE("snapshot: read back, the timetable writes the same bytes and "
       if (tt.hops.in[i].stop != built->hops.in[i].stop
           || tt.hops.in[i].seconds != built->hops.in[i].seconds)
         FAIL("hop " << i << " differs");
+    // The hops contracted (kept: contracting takes seconds on a city).
+    REQUIRE(tt.hierarchy.covers(tt.stops.size()));
+    CHECK(tt.hierarchy.stop_at == built->hierarchy.stop_at);
+    CHECK(tt.hierarchy.position_of == built->hierarchy.position_of);
+    CHECK(tt.hierarchy.up_out_begin == built->hierarchy.up_out_begin);
+    CHECK(tt.hierarchy.up_in_begin == built->hierarchy.up_in_begin);
+    CHECK(tt.hierarchy.up_in.size() == built->hierarchy.up_in.size());
     if (name == "bilingual") {
       CHECK(tt.translates("sv"));
       CHECK(tt.translated(built->stops[0].name, "sv")
@@ -237,6 +244,28 @@ TEST_CASE("snapshot: of other sources, options or anchor day, another "
     short_index->hops.out_begin.pop_back();
     r = read_snapshot_bytes(snapshot_bytes(*short_index, key_a), key_a, 0);
     CHECK_THAT(r.why, Catch::Contains("the hops out"));
+    // The hierarchy: an arc to a position below its own (the sweep would
+    // read a bound not yet final), an arc below 0 seconds, an order that
+    // is no permutation of the stops.
+    auto h = tt->hierarchy;
+    REQUIRE(h.covers(tt->stops.size()));
+    std::size_t from = 0;
+    while (h.up_out_begin[from] == h.up_out_begin[from + 1])
+      ++from;
+    auto downward = std::make_shared<timetable>(*tt);
+    downward->hierarchy.up_out[h.up_out_begin[from]].stop
+      = static_cast<uint32_t>(from);
+    r = read_snapshot_bytes(snapshot_bytes(*downward, key_a), key_a, 0);
+    CHECK(r.verdict == snapshot_verdict::corrupt);
+    CHECK_THAT(r.why, Catch::Contains("an arc of the hierarchy"));
+    auto negative = std::make_shared<timetable>(*tt);
+    negative->hierarchy.up_in.back().seconds = -5;
+    r = read_snapshot_bytes(snapshot_bytes(*negative, key_a), key_a, 0);
+    CHECK_THAT(r.why, Catch::Contains("an arc of the hierarchy"));
+    auto twice = std::make_shared<timetable>(*tt);
+    twice->hierarchy.stop_at[1] = twice->hierarchy.stop_at[0];
+    r = read_snapshot_bytes(snapshot_bytes(*twice, key_a), key_a, 0);
+    CHECK_THAT(r.why, Catch::Contains("the hierarchy's order"));
   }
 }
 

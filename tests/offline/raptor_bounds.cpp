@@ -222,11 +222,13 @@ TEST_CASE("travel bounds settled lazily: exact below the radius, the radius "
           "[raptor][bounds]") {
   auto tt = load("mta-subway-2026-09/mta-subway-gtfs.zip");
   auto seeds = end_near(*tt, 100, 800);
+  // (Lazily: the Dijkstra a realtime layer's bounds take; without one the
+  // timetable's hierarchy gives every bound at once, as checked below.)
   travel_bounds full;
-  full.start(*tt, nullptr, seeds, true);
+  full.start(*tt, nullptr, seeds, true, true);
   full.reach(std::numeric_limits<int64_t>::max());
   travel_bounds lazy;
-  lazy.start(*tt, nullptr, seeds, true);
+  lazy.start(*tt, nullptr, seeds, true, true);
   std::size_t before = 0;
   for (int64_t radius : {0, 300, 1200, 1199, 2400, 3600, 7200}) {
     lazy.reach(radius);
@@ -253,6 +255,17 @@ TEST_CASE("travel bounds settled lazily: exact below the radius, the radius "
   CHECK(lazy.settled() == full.settled());
   for (uint32_t s = 0; s < tt->stops.size(); ++s)
     CHECK(lazy.at(s) == full.at(s));
+  // From the hierarchy: every bound at the first reach, whatever its
+  // radius, the same as the Dijkstra's.
+  travel_bounds swept;
+  swept.start(*tt, nullptr, seeds, true);
+  swept.reach(300);
+  CHECK(swept.radius() == travel_bounds::unreachable);
+  CHECK(swept.settled() == full.settled());
+  std::size_t differ = 0;
+  for (uint32_t s = 0; s < tt->stops.size(); ++s)
+    differ += swept.at(s) != full.at(s) ? 1 : 0;
+  CHECK(differ == 0);
 }
 
 TEST_CASE("travel bounds take a realtime layer's faster trips",
