@@ -150,8 +150,11 @@ int main(int argc, char** argv) {
   }
   auto eq = feed_arg.find('=');
   if (eq == std::string::npos) {
-    std::cerr << "usage: transitd-gtfs-bench [--queries N] [--date "
-                 "YYYY-MM-DD] NAME=SOURCE[,SOURCE...]\n";
+    std::cerr
+      << "usage: transitd-gtfs-bench [--queries N] [--date YYYY-MM-DD] "
+         "[--seed N] [--snapshot-dir DIR] [--router-only] [--arrive-by] "
+         "[--slowest N] [--answers FILE] [--plan "
+         "FROM_LAT,FROM_LON,TO_LAT,TO_LON,EPOCH] NAME=SOURCE[,SOURCE...]\n";
     return 2;
   }
   auto name = feed_arg.substr(0, eq);
