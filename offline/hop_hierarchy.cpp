@@ -25,7 +25,8 @@ struct contraction {
   // The witness search's scratch space.
   std::vector<int64_t> dist;
   std::vector<uint32_t> touched;
-  std::vector<std::pair<int64_t, uint32_t>> heap;
+  /// Keys as (seconds << 32 | stop), least first: one compare a step.
+  std::vector<uint64_t> heap;
 
   /// The witness search's reach: stops settled at most (a witness not
   /// found costs a shortcut more, never a wrong bound).
@@ -46,17 +47,21 @@ struct contraction {
   /// Least seconds from `from` to the stops `wanted` within `limit`,
   /// avoiding `skip` and contracted stops (into `dist`; reset by `clear`).
   void witness(uint32_t from, uint32_t skip, int64_t limit) {
-    auto greater = std::greater<std::pair<int64_t, uint32_t>>{};
+    // (Every key pushed is at most `limit`, two arcs' seconds: below
+    // 2^32.)
+    auto greater = std::greater<uint64_t>{};
     heap.clear();
     dist[from] = 0;
     touched.push_back(from);
-    heap.push_back({0, from});
+    heap.push_back(from);
     std::size_t settled = 0;
     std::size_t left = wanted_left;
     while (!heap.empty() && settled < settle_limit && left > 0) {
       std::pop_heap(heap.begin(), heap.end(), greater);
-      auto [d, x] = heap.back();
+      const auto key = heap.back();
       heap.pop_back();
+      const auto d = static_cast<int64_t>(key >> 32);
+      const auto x = static_cast<uint32_t>(key);
       if (d != dist[x])
         continue;
       if (d > limit)
@@ -72,7 +77,7 @@ struct contraction {
           if (dist[a.to] == std::numeric_limits<int64_t>::max())
             touched.push_back(a.to);
           dist[a.to] = nd;
-          heap.push_back({nd, a.to});
+          heap.push_back(static_cast<uint64_t>(nd) << 32 | a.to);
           std::push_heap(heap.begin(), heap.end(), greater);
         }
       }
@@ -253,7 +258,11 @@ std::size_t hierarchy_sweep::run(
   const auto& down_begin = toward ? h.up_out_begin : h.up_in_begin;
   const auto* down = toward ? h.up_out.data() : h.up_in.data();
 
-  auto greater = std::greater<std::pair<int64_t, uint32_t>>{};
+  // (Keys are at most `cap`, below 2^31.)
+  auto greater = std::greater<uint64_t>{};
+  auto key = [](int64_t t, uint32_t p) {
+    return static_cast<uint64_t>(t) << 32 | p;
+  };
   heap.clear();
   for (auto [s, t] : seeds) {
     if (s >= n)
@@ -262,7 +271,7 @@ std::size_t hierarchy_sweep::run(
     auto v = static_cast<int32_t>(std::min<int64_t>(std::max(0, t), cap));
     if (v < d[p]) {
       d[p] = v;
-      heap.push_back({v, p});
+      heap.push_back(key(v, p));
       std::push_heap(heap.begin(), heap.end(), greater);
     }
   }
@@ -270,8 +279,10 @@ std::size_t hierarchy_sweep::run(
   // hierarchy.
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end(), greater);
-    auto [t, p] = heap.back();
+    const auto top = heap.back();
     heap.pop_back();
+    const auto t = static_cast<int64_t>(top >> 32);
+    const auto p = static_cast<uint32_t>(top);
     if (t != d[p])
       continue;
     for (auto i = up_begin[p]; i < up_begin[p + 1]; ++i) {
@@ -279,7 +290,7 @@ std::size_t hierarchy_sweep::run(
       auto nt = std::min<int64_t>(t + up[i].seconds, cap);
       if (nt < d[q]) {
         d[q] = static_cast<int32_t>(nt);
-        heap.push_back({nt, q});
+        heap.push_back(key(nt, q));
         std::push_heap(heap.begin(), heap.end(), greater);
       }
     }

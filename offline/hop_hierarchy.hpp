@@ -30,7 +30,8 @@ hop_hierarchy contract_hops(const hop_graph& graph, std::size_t stop_count);
 /// The sweep's scratch space, kept by its caller between queries.
 struct hierarchy_sweep {
   std::vector<int32_t> by_position;
-  std::vector<std::pair<int64_t, uint32_t>> heap;
+  /// The upward search's keys, (seconds << 32 | position), least first.
+  std::vector<uint64_t> heap;
 
   /// Seconds between every stop and `seeds` (stops, and the seconds
   /// between each and the end) over `h`: from each stop to the end
