@@ -15,6 +15,7 @@
 
 using namespace transitd;
 using namespace transitd::gtfs;
+using transitd::test::end_near;
 
 namespace {
 
@@ -73,15 +74,6 @@ std::vector<int64_t> reference(uint32_t n, const std::vector<arc_in>& arcs,
       break;
   }
   return d;
-}
-
-std::vector<std::pair<uint32_t, int32_t>> end_near(const timetable& tt,
-                                                   uint32_t stop,
-                                                   double walk) {
-  std::vector<std::pair<uint32_t, int32_t>> seeds;
-  for (auto [s, d] : tt.stops_near(tt.stops[stop].position, walk))
-    seeds.emplace_back(s, walk_seconds(d));
-  return seeds;
 }
 
 } // namespace

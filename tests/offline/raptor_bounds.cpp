@@ -15,22 +15,12 @@
 
 using namespace transitd;
 using namespace transitd::gtfs;
+using transitd::test::end_near;
 
 namespace {
 
 std::shared_ptr<const timetable> load(const std::string& path) {
   return test::load_fixture_feed(path);
-}
-
-/// An end as RAPTOR seeds it: the stops within `walk` meters of a stop's
-/// position, with their walking seconds.
-std::vector<std::pair<uint32_t, int32_t>> end_near(const timetable& tt,
-                                                   uint32_t stop,
-                                                   double walk) {
-  std::vector<std::pair<uint32_t, int32_t>> seeds;
-  for (auto [s, d] : tt.stops_near(tt.stops[stop].position, walk))
-    seeds.emplace_back(s, walk_seconds(d));
-  return seeds;
 }
 
 /// Counts the rides of `count` patterns (up to three stops on) and the

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -20,6 +21,16 @@ load_fixture_feed(const std::string& path) {
   if (!tt)
     FAIL(tt.error().message);
   return *tt;
+}
+
+/// An end as RAPTOR seeds it: the stops within `walk` meters of a stop's
+/// position, with their walking seconds.
+inline std::vector<std::pair<uint32_t, int32_t>>
+end_near(const gtfs::timetable& tt, uint32_t stop, double walk) {
+  std::vector<std::pair<uint32_t, int32_t>> seeds;
+  for (auto [s, d] : tt.stops_near(tt.stops[stop].position, walk))
+    seeds.emplace_back(s, gtfs::walk_seconds(d));
+  return seeds;
 }
 
 } // namespace transitd::test
