@@ -17,6 +17,8 @@
 // other tools in between (for profiles of the router and quick
 // comparisons; the full run's figures are the ones reported). --slowest N
 // lists the N slowest plan_trip queries, each as --plan takes it.
+// --hours 6-21 asks at local times in that span (default 5-23; the MCP
+// rows of bench/plan_mcp.sh ask 06-21 h).
 //
 // Realtime, after the table: a full trip-updates message for up to 10,000
 // trips of the day (every call of each given an absolute time, as the
@@ -82,6 +84,12 @@ struct stats {
     std::sort(us.begin(), us.end());
     return us.empty() ? 0 : us[static_cast<std::size_t>(q * (us.size() - 1))];
   }
+  double mean() const {
+    double sum = 0;
+    for (auto x : us)
+      sum += x;
+    return us.empty() ? 0 : sum / static_cast<double>(us.size());
+  }
 };
 
 std::string ratio(double a, double b) {
@@ -122,6 +130,7 @@ int main(int argc, char** argv) {
   bool router_only = false;
   bool arrive_by = false;
   int slowest = 0;
+  int first_hour = 5, last_hour = 23;
   std::string answers_path;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -141,6 +150,13 @@ int main(int argc, char** argv) {
       slowest = std::stoi(argv[++i]);
     else if (a == "--arrive-by")
       arrive_by = true;
+    else if (a == "--hours" && i + 1 < argc) {
+      if (std::sscanf(argv[++i], "%d-%d", &first_hour, &last_hour) != 2
+          || first_hour < 0 || first_hour >= last_hour || last_hour > 24) {
+        std::cerr << "--hours takes FROM-TO, 0 <= FROM < TO <= 24\n";
+        return 2;
+      }
+    }
     else if (a == "--answers" && i + 1 < argc)
       answers_path = argv[++i];
     else if (a == "--seed" && i + 1 < argc)
@@ -153,7 +169,7 @@ int main(int argc, char** argv) {
     std::cerr
       << "usage: transitd-gtfs-bench [--queries N] [--date YYYY-MM-DD] "
          "[--seed N] [--snapshot-dir DIR] [--router-only] [--arrive-by] "
-         "[--slowest N] [--answers FILE] [--plan "
+         "[--slowest N] [--answers FILE] [--hours H-H] [--plan "
          "FROM_LAT,FROM_LON,TO_LAT,TO_LON,EPOCH] NAME=SOURCE[,SOURCE...]\n";
     return 2;
   }
@@ -208,7 +224,8 @@ int main(int argc, char** argv) {
   const auto* zone = date::locate_zone(tt.zones[0]);
   std::mt19937 rng{seed};
   std::uniform_int_distribution<std::size_t> pick(0, routable.size() - 1);
-  std::uniform_int_distribution<int> second(5 * 3600, 23 * 3600);
+  std::uniform_int_distribution<int> second(first_hour * 3600,
+                                                 last_hour * 3600);
   auto local_time = [&] {
     auto local = date::local_days{date::year_month_day{date_value}}
                  + std::chrono::seconds{second(rng)};
@@ -368,8 +385,9 @@ int main(int argc, char** argv) {
             << rss_after / 1024 << " MB total, peak " << rss_peak / 1024
             << " MB) |\n";
   std::cout << "| plan_trip engine time p50 / p99 (" << queries
-            << " queries, " << found << " with itineraries) | "
-            << ms(plan.at(0.5)) << " / " << ms(plan.at(0.99)) << " ms |\n";
+            << " queries, " << found << " with itineraries; mean "
+            << ms(plan.mean()) << " ms) | " << ms(plan.at(0.5)) << " / "
+            << ms(plan.at(0.99)) << " ms |\n";
   std::cout << "| one RAPTOR search p50 / p99 | " << ms(route.at(0.5))
             << " / " << ms(route.at(0.99)) << " ms |\n";
   if (slowest > 0) {

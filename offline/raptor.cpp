@@ -1541,8 +1541,31 @@ std::vector<journey> plan_first_search(raptor& router,
     return back ? end_of(j, back) <= limit : end_of(j, back) >= limit;
   };
   if (guessed && (back ? *guessed > limit : *guessed < limit)) {
+    // The guess fell short of the slack. Every journey beating the guess
+    // was found, so with as many rides as the fewest found or more, the
+    // Pareto set is complete: the best of those beats the guess. Only
+    // fewer rides may end between the guess and the limit, and a round
+    // depends on none after it: the search again runs their rounds alone.
+    const auto fewest
+      = std::min_element(found.begin(), found.end(),
+                         [](const journey& a, const journey& b) {
+                           return a.rides < b.rides;
+                         })
+          ->rides;
     rq.cutoff = limit;
-    found = router.route(rq);
+    rq.max_transfers = std::min(rq.max_transfers, fewest - 2);
+    auto fewer = router.route(rq);
+    fewer.erase(std::remove_if(fewer.begin(), fewer.end(),
+                               [fewest](const journey& j) {
+                                 return j.rides >= fewest;
+                               }),
+                fewer.end());
+    found.insert(found.end(), fewer.begin(), fewer.end());
+    std::sort(found.begin(), found.end(),
+              [](const journey& a, const journey& b) {
+                return a.arrival != b.arrival ? a.arrival < b.arrival
+                                              : a.departure > b.departure;
+              });
   }
   found.erase(std::remove_if(found.begin(), found.end(), beyond),
               found.end());

@@ -497,9 +497,11 @@ inline constexpr int64_t first_cutoff_plus_s = 1200;
 /// later search), unless the fastest leaves beyond `later_search_window`
 /// (then the whole set). Pruned from its first round by a cutoff guessed
 /// by `guess` (factor 0: none), and searched again with the true cutoff
-/// (one second past the slack) when the guess fell short of it, or without
-/// one when the guess found nothing: the same arrivals and rides with any
-/// guess (where two journeys tie on both, which is kept may differ).
+/// (one second past the slack) when the guess fell short of it, over the
+/// rounds of fewer rides than the fewest found alone (only those can end
+/// between the guess and the slack), or without a cutoff when the guess
+/// found nothing: the same arrivals and rides with any guess (where two
+/// journeys tie on both, which is kept may differ).
 std::vector<journey> plan_first_search(
   raptor& router, const journey_request& request,
   journey_request::cutoff_guess guess = {first_cutoff_factor,

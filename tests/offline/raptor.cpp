@@ -801,6 +801,7 @@ TEST_CASE("plan_first_search: a guessed cutoff gives the arrivals and rides "
   subway_questions questions{*tt, 43, 0, 86399};
   int guessed = 0;
   int guessed_short = 0;
+  int found_beyond_guess = 0;
   int found_none = 0;
   int slack_dropped = 0;
   for (int q = 0; q < 300; ++q) {
@@ -848,8 +849,17 @@ TEST_CASE("plan_first_search: a guessed cutoff gives the arrivals and rides "
     router.route(with_guess);
     if (auto cut = router.cutoff_used()) {
       ++guessed;
-      if (limit && (back ? *cut > *limit : *cut < *limit))
+      if (limit && (back ? *cut > *limit : *cut < *limit)) {
         ++guessed_short; // found the fastest, not all within its slack
+        // Fewer rides ending between the guess and the limit: what the
+        // search again (its rounds of fewer rides alone) is for.
+        if (std::any_of(expected.begin(), expected.end(),
+                        [&](const journey& j) {
+                          return back ? j.departure <= *cut
+                                      : j.arrival >= *cut;
+                        }))
+          ++found_beyond_guess;
+      }
     }
     with_guess.guess = {0.3, 0};
     if (router.route(with_guess).empty() && router.cutoff_used()
@@ -858,6 +868,7 @@ TEST_CASE("plan_first_search: a guessed cutoff gives the arrivals and rides "
   }
   CHECK(guessed > 200);
   CHECK(guessed_short > 10);
+  CHECK(found_beyond_guess > 0);
   CHECK(found_none > 10);
   CHECK(slack_dropped > 0);
 }
