@@ -242,7 +242,9 @@ std::vector<journey> raptor::run(const journey_request& rq) {
     if (k > 1)
       cap_by_labels<Backward>(k);
     tighten_bound<Backward>(k, base - S);
-    queue_patterns<Backward>();
+    if (k == K)
+      mark_end_patterns<Backward>();
+    queue_patterns<Backward>(k == K);
     rode_.clear();
     // A ride to a stop not the end's leads on only through the next
     // round: that round's bound holds for it.
@@ -904,7 +906,22 @@ TRANSITD_INLINE bool raptor::catch_trip(uint32_t p_index, const pattern& p,
 }
 
 template <bool Backward>
-void raptor::queue_patterns() {
+void raptor::mark_end_patterns() {
+  const auto P = queue_pos_.size();
+  if (ends_mark_.size() != P || ++ends_serial_ == 0) {
+    ends_mark_.assign(P, 0);
+    ends_serial_ = 1;
+  }
+  // Forward one alights at an end stop; arrive-by boards there.
+  const auto& begin = running_begin_[Backward ? 0 : 1];
+  const auto& list = running_calls_[Backward ? 0 : 1];
+  for (auto [s, seconds] : wanted_.seeds)
+    for (auto c = begin[s]; c < begin[s + 1]; ++c)
+      ends_mark_[list[c].pattern] = ends_serial_;
+}
+
+template <bool Backward>
+void raptor::queue_patterns(bool ends_only) {
   queued_.clear();
   // Pattern p from position pos on (backward: up to it).
   auto place = [&](uint32_t p, uint32_t pos) {
@@ -923,10 +940,13 @@ void raptor::queue_patterns() {
   const auto& list = running_calls_[Backward ? 1 : 0];
   // A pattern without a day left to catch a trip on is not scanned.
   const uint8_t* const live = live_.data();
+  const uint32_t* const ends = ends_mark_.data();
+  const uint32_t serial = ends_serial_;
   for (auto s : marked_list_) {
     marked_[s] = 0;
     for (auto c = begin[s]; c < begin[s + 1]; ++c)
-      if (live[list[c].pattern] != 0)
+      if (live[list[c].pattern] != 0
+          && (!ends_only || ends[list[c].pattern] == serial))
         place(list[c].pattern, list[c].position);
   }
   marked_list_.clear();

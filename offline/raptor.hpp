@@ -169,9 +169,19 @@ private:
   /// Which of its zone's service days each pattern runs on.
   void mark_running_patterns();
   /// The patterns through the stops marked in the last round, each from
-  /// its first such stop (backward: last).
+  /// its first such stop (backward: last). `ends_only`: only those that
+  /// call at an end stop (`mark_end_patterns`).
   template <bool Backward>
-  void queue_patterns();
+  void queue_patterns(bool ends_only = false);
+  /// Marks the patterns that call at one of the query's end stops (where
+  /// one alights, arrive-by: boards) in `ends_mark_`. In a search's last
+  /// round no other can write a label: one at a stop not the end's would
+  /// lead on only through a round after it.
+  template <bool Backward>
+  void mark_end_patterns();
+  /// Per router pattern, `ends_serial_` when it calls at an end stop.
+  std::vector<uint32_t> ends_mark_;
+  uint32_t ends_serial_ = 0;
   /// Rides one queued pattern, labelling the stops it reaches in round
   /// `base / S` from the ready times of the round before.
   template <bool Backward>
