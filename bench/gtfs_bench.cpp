@@ -156,8 +156,7 @@ int main(int argc, char** argv) {
         std::cerr << "--hours takes FROM-TO, 0 <= FROM < TO <= 24\n";
         return 2;
       }
-    }
-    else if (a == "--answers" && i + 1 < argc)
+    } else if (a == "--answers" && i + 1 < argc)
       answers_path = argv[++i];
     else if (a == "--seed" && i + 1 < argc)
       seed = static_cast<uint32_t>(std::stoul(argv[++i]));
@@ -225,7 +224,7 @@ int main(int argc, char** argv) {
   std::mt19937 rng{seed};
   std::uniform_int_distribution<std::size_t> pick(0, routable.size() - 1);
   std::uniform_int_distribution<int> second(first_hour * 3600,
-                                                 last_hour * 3600);
+                                            last_hour * 3600);
   auto local_time = [&] {
     auto local = date::local_days{date::year_month_day{date_value}}
                  + std::chrono::seconds{second(rng)};

@@ -163,6 +163,13 @@ constexpr int64_t onward(int64_t t, int64_t seconds) {
   return Backward ? t - seconds : t + seconds;
 }
 
+/// The order of a search's answer: the earliest arrival first, then the
+/// latest departure.
+bool arrives_first(const journey& a, const journey& b) {
+  return a.arrival != b.arrival ? a.arrival < b.arrival
+                                : a.departure > b.departure;
+}
+
 } // namespace
 
 std::vector<reach_label> raptor::reach(const journey_request& request,
@@ -259,11 +266,7 @@ std::vector<journey> raptor::run(const journey_request& rq) {
   result.reserve(front_.size());
   for (const auto& f : front_)
     result.push_back(journey_of<Backward>(f));
-  std::sort(result.begin(), result.end(),
-            [](const journey& a, const journey& b) {
-              return a.arrival != b.arrival ? a.arrival < b.arrival
-                                            : a.departure > b.departure;
-            });
+  std::sort(result.begin(), result.end(), arrives_first);
   return result;
 }
 
@@ -1581,11 +1584,7 @@ std::vector<journey> plan_first_search(raptor& router,
                                }),
                 fewer.end());
     found.insert(found.end(), fewer.begin(), fewer.end());
-    std::sort(found.begin(), found.end(),
-              [](const journey& a, const journey& b) {
-                return a.arrival != b.arrival ? a.arrival < b.arrival
-                                              : a.departure > b.departure;
-              });
+    std::sort(found.begin(), found.end(), arrives_first);
   }
   found.erase(std::remove_if(found.begin(), found.end(), beyond),
               found.end());
@@ -1633,20 +1632,16 @@ std::vector<journey> plan_journeys(raptor& router,
       break;
     rq.time = *next;
   }
-  auto by_arrival = [](const journey& a, const journey& b) {
-    return a.arrival != b.arrival ? a.arrival < b.arrival
-                                  : a.departure > b.departure;
-  };
   if (request.arrive_by)
     std::sort(all.begin(), all.end(), [](const journey& a, const journey& b) {
       return a.departure != b.departure ? a.departure > b.departure
                                         : a.arrival < b.arrival;
     });
   else
-    std::sort(all.begin(), all.end(), by_arrival);
+    std::sort(all.begin(), all.end(), arrives_first);
   if (all.size() > count)
     all.resize(count);
-  std::sort(all.begin(), all.end(), by_arrival);
+  std::sort(all.begin(), all.end(), arrives_first);
   return all;
 }
 
