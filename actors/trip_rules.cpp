@@ -331,14 +331,21 @@ build_plan_reply(const plan_trip_request& request, const location_ref& origin,
                  const location_ref& destination, int64_t time,
                  merged_plans merged, int64_t freshness_ms,
                  bool relax_attempted, int64_t clock_offset_ms) {
-  if (merged.itineraries.empty())
-    return make_failure(ec::no_itinerary_found,
-                        relax_attempted
-                          ? "No itineraries for given constraints, even "
-                            "with a relaxed search"
-                          : "No itineraries for given constraints",
-                        "Try increasing maxWalkingDistance or adjusting "
-                        "departure time");
+  if (merged.itineraries.empty()) {
+    // A limit on changes below the default is most often why: say so.
+    const auto transfers = request.constraints.max_transfers;
+    return make_failure(
+      ec::no_itinerary_found,
+      relax_attempted ? "No itineraries for given constraints, even "
+                        "with a relaxed search"
+                      : "No itineraries for given constraints",
+      transfers < plan_max_transfers.fallback
+        ? "Try allowing more transfers (maxTransfers is "
+            + std::to_string(transfers)
+            + "), increasing maxWalkingDistance or adjusting departure time"
+        : std::string{"Try increasing maxWalkingDistance or adjusting "
+                      "departure time"});
+  }
   plan_trip_reply reply;
   reply.origin = origin;
   reply.destination = destination;

@@ -283,6 +283,21 @@ TEST_CASE("plan_trip: itineraries over maxTransfers are left out",
   CHECK(none.error().code == ec::no_itinerary_found);
 }
 
+TEST_CASE("plan_trip: nothing found under a lowered maxTransfers names it "
+          "in the hint",
+          "[plan_trip]") {
+  auto r = request();
+  r.constraints.max_transfers = 0;
+  trip_plans nothing;
+  auto reply = build_plan_reply(r, here(), there(), t0,
+                                merge_plans(plans({}), &nothing), 0, true);
+  REQUIRE_FALSE(reply);
+  CHECK(reply.error().code == ec::no_itinerary_found);
+  CHECK_THAT(reply.error().hint,
+             Catch::Contains("more transfers (maxTransfers is 0)"));
+  CHECK_THAT(reply.error().hint, Catch::Contains("maxWalkingDistance"));
+}
+
 TEST_CASE("plan_trip: deduplicatedFrom survives itineraries left out for "
           "maxTransfers (rules 1, 5)",
           "[plan_trip][contract]") {
@@ -381,6 +396,8 @@ TEST_CASE("plan_trip: no itinerary found after the relax attempt",
   CHECK(reply.error().code == ec::no_itinerary_found);
   CHECK_THAT(reply.error().message, Catch::Contains("relaxed"));
   CHECK_THAT(reply.error().hint, Catch::Contains("maxWalkingDistance"));
+  // At the default limit on changes, it is not the advice.
+  CHECK_THAT(reply.error().hint, !Catch::Contains("maxTransfers"));
 }
 
 TEST_CASE("plan_trip: LocationRef enrichment from variables",
